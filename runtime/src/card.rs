@@ -1,0 +1,764 @@
+//! What a UI draws: call cards and result cards, a closed vocabulary.
+//!
+//! Both unions are tagged by `card`; a UI switches on that tag and never on
+//! a tool's name (DESIGN C8). The JSON is the reference system's wire
+//! format: camelCase fields, `card` tag, `shape` (search) and `kind` (web)
+//! sub-tags.
+//!
+//! Cards that could lie about truncation cannot be built: a [`SearchResult`]
+//! is made from the shown items and the `total`, and `truncated` is derived
+//! from them; its `Deserialize` rejects JSON where the two disagree. A
+//! [`TerminalResult`] holds an [`ExitStatus`], so an exit code and a signal
+//! cannot both be set, and JSON that sets both is rejected.
+//!
+//! ```
+//! use toolprism::card::{ResultCard, SearchResult, SearchFile, SearchMatch};
+//!
+//! let files = vec![SearchFile {
+//!     path: "src/lib.rs".into(),
+//!     matches: vec![SearchMatch { line_number: 3, line: "fn main() {}".into() }],
+//! }];
+//! // 1 match shown out of 40 found: the card says it is truncated.
+//! let card = ResultCard::Search(SearchResult::matches(files, 40).unwrap());
+//! let json = serde_json::to_value(&card).unwrap();
+//! assert_eq!(json["card"], "search");
+//! assert_eq!(json["shape"], "matches");
+//! assert_eq!(json["truncated"], true);
+//! assert_eq!(json["total"], 40);
+//!
+//! // The same JSON claiming it is complete is refused.
+//! let mut lie = json.clone();
+//! lie["truncated"] = false.into();
+//! assert!(serde_json::from_value::<ResultCard>(lie).is_err());
+//! ```
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::content::ContentBlock;
+
+/// What kind of work a tool does; UIs pick icons and grouping from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolKind {
+    /// Reads data.
+    Read,
+    /// Changes files or data.
+    Edit,
+    /// Deletes files or data.
+    Delete,
+    /// Moves or renames.
+    Move,
+    /// Searches.
+    Search,
+    /// Runs a command or code.
+    Execute,
+    /// Fetches from the network.
+    Fetch,
+    /// Anything else.
+    #[default]
+    Other,
+}
+
+impl ToolKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ToolKind; 8] = [
+        ToolKind::Read,
+        ToolKind::Edit,
+        ToolKind::Delete,
+        ToolKind::Move,
+        ToolKind::Search,
+        ToolKind::Execute,
+        ToolKind::Fetch,
+        ToolKind::Other,
+    ];
+
+    /// The kind's wire name (`"read"`, `"execute"`, …).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Delete => "delete",
+            ToolKind::Move => "move",
+            ToolKind::Search => "search",
+            ToolKind::Execute => "execute",
+            ToolKind::Fetch => "fetch",
+            ToolKind::Other => "other",
+        }
+    }
+}
+
+/// A place in a file a card points at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Location {
+    /// The file path.
+    pub path: String,
+    /// A 1-based line, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+/// One file's change: `old_text` is `None` for a file (or hunk) that did not
+/// exist before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    /// The file path.
+    pub path: String,
+    /// The text before, `null` when created.
+    pub old_text: Option<String>,
+    /// The text after.
+    pub new_text: String,
+}
+
+// ---------------------------------------------------------------------------
+// Call cards
+// ---------------------------------------------------------------------------
+
+/// The card a UI draws for a call, before its result is known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "card", rename_all = "camelCase")]
+pub enum CallCard {
+    /// Any call: a title and the raw input.
+    Generic(GenericCall),
+    /// A command being run.
+    Terminal(TerminalCall),
+    /// A change to files.
+    Diff(DiffCall),
+}
+
+/// The generic call card: `{card:"generic", title, kind?, rawInput?, content?, locations?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenericCall {
+    /// The title.
+    pub title: String,
+    /// What kind of work the call does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ToolKind>,
+    /// The arguments, as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_input: Option<serde_json::Value>,
+    /// Extra content to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentBlock>>,
+    /// Files the call touches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locations: Option<Vec<Location>>,
+}
+
+/// The terminal call card: `{card:"terminal", title, description?, cwd?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalCall {
+    /// The command line.
+    pub title: String,
+    /// What the command is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// The diff call card: `{card:"diff", title, diffs, locations?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffCall {
+    /// The title.
+    pub title: String,
+    /// The proposed changes.
+    pub diffs: Vec<FileDiff>,
+    /// Files the call touches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locations: Option<Vec<Location>>,
+}
+
+impl CallCard {
+    /// The generic call card every tool without `present_call` gets: the
+    /// tool's name as title and the arguments as raw input.
+    pub fn generic(
+        title: impl Into<String>,
+        kind: Option<ToolKind>,
+        raw_input: Option<serde_json::Value>,
+    ) -> Self {
+        CallCard::Generic(GenericCall {
+            title: title.into(),
+            kind,
+            raw_input,
+            content: None,
+            locations: None,
+        })
+    }
+
+    /// The card's tag: `"generic"`, `"terminal"` or `"diff"`.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            CallCard::Generic(_) => "generic",
+            CallCard::Terminal(_) => "terminal",
+            CallCard::Diff(_) => "diff",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Result cards
+// ---------------------------------------------------------------------------
+
+/// The card a UI draws for a finished call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "card", rename_all = "camelCase")]
+pub enum ResultCard {
+    /// Any result: its content.
+    Generic(GenericResult),
+    /// A command's output and how it ended.
+    Terminal(TerminalResult),
+    /// File changes.
+    Diff(DiffResult),
+    /// Search matches or paths, with truncation always visible.
+    Search(SearchResult),
+    /// A window of a file.
+    Read(ReadResult),
+    /// A web search or fetch.
+    Web(WebResult),
+}
+
+impl ResultCard {
+    /// The generic result card over a result's content.
+    pub fn generic(title: Option<String>, content: Vec<ContentBlock>) -> Self {
+        ResultCard::Generic(GenericResult {
+            title,
+            content: Some(content),
+        })
+    }
+
+    /// The card's tag: `"generic"`, `"terminal"`, `"diff"`, `"search"`,
+    /// `"read"` or `"web"`.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            ResultCard::Generic(_) => "generic",
+            ResultCard::Terminal(_) => "terminal",
+            ResultCard::Diff(_) => "diff",
+            ResultCard::Search(_) => "search",
+            ResultCard::Read(_) => "read",
+            ResultCard::Web(_) => "web",
+        }
+    }
+}
+
+/// The generic result card: `{card:"generic", title?, content?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenericResult {
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The content to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentBlock>>,
+}
+
+/// The diff result card: `{card:"diff", title?, diffs}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffResult {
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The changes made.
+    pub diffs: Vec<FileDiff>,
+}
+
+/// How a process ended: an exit code or a signal, never both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// It exited with this code.
+    Code(i32),
+    /// It was killed by this signal (e.g. `"SIGKILL"`).
+    Signal(String),
+}
+
+/// The terminal result card: `{card:"terminal", title?, output?, exitCode | signal}`.
+///
+/// ```
+/// use toolprism::card::ResultCard;
+/// let both = serde_json::json!({"card": "terminal", "exitCode": 0, "signal": "SIGKILL"});
+/// let err = serde_json::from_value::<ResultCard>(both).unwrap_err();
+/// assert!(err.to_string().contains("both"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalResult {
+    /// The title.
+    pub title: Option<String>,
+    /// The command's output.
+    pub output: Option<String>,
+    /// How it ended, when it did.
+    pub status: Option<ExitStatus>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TerminalWire<T, S> {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    signal: Option<S>,
+}
+
+impl Serialize for TerminalResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (exit_code, signal) = match &self.status {
+            Some(ExitStatus::Code(code)) => (Some(*code), None),
+            Some(ExitStatus::Signal(signal)) => (None, Some(signal.as_str())),
+            None => (None, None),
+        };
+        TerminalWire {
+            title: self.title.as_deref(),
+            output: self.output.as_deref(),
+            exit_code,
+            signal,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for TerminalResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = TerminalWire::<String, String>::deserialize(deserializer)?;
+        let status = match (wire.exit_code, wire.signal) {
+            (Some(_), Some(_)) => {
+                return Err(serde::de::Error::custom(
+                    "a terminal card cannot carry both `exitCode` and `signal`: a process either exits or is killed",
+                ));
+            }
+            (Some(code), None) => Some(ExitStatus::Code(code)),
+            (None, Some(signal)) => Some(ExitStatus::Signal(signal)),
+            (None, None) => None,
+        };
+        Ok(TerminalResult {
+            title: wire.title,
+            output: wire.output,
+            status,
+        })
+    }
+}
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchMatch {
+    /// 1-based line number.
+    pub line_number: u64,
+    /// The line's text.
+    pub line: String,
+}
+
+/// The matches shown for one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchFile {
+    /// The file path.
+    pub path: String,
+    /// Its matching lines.
+    pub matches: Vec<SearchMatch>,
+}
+
+/// What a search card shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchShape {
+    /// Matching lines grouped by file.
+    Matches(Vec<SearchFile>),
+    /// Matching paths.
+    Paths(Vec<String>),
+}
+
+impl SearchShape {
+    /// How many items are shown: matching lines, or paths.
+    pub fn shown(&self) -> usize {
+        match self {
+            SearchShape::Matches(files) => files.iter().map(|f| f.matches.len()).sum(),
+            SearchShape::Paths(paths) => paths.len(),
+        }
+    }
+}
+
+/// Why a card could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardError(String);
+
+impl std::fmt::Display for CardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CardError {}
+
+/// The search result card: `{card:"search", title?, shape:"matches", files, truncated, total}`
+/// or `{card:"search", title?, shape:"paths", paths, truncated, total}`.
+///
+/// `truncated` is not stored: it is `total > shown`, so it cannot disagree
+/// with `total`. A total below what is shown is refused.
+///
+/// ```
+/// use toolprism::card::SearchResult;
+/// let card = SearchResult::paths(vec!["a.rs".into(), "b.rs".into()], 2).unwrap();
+/// assert!(!card.truncated());
+/// assert!(SearchResult::paths(vec!["a.rs".into(), "b.rs".into()], 1).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResult {
+    title: Option<String>,
+    shape: SearchShape,
+    total: u64,
+}
+
+impl SearchResult {
+    /// A card from what is shown and the total found.
+    pub fn new(shape: SearchShape, total: u64) -> Result<Self, CardError> {
+        let shown = shape.shown() as u64;
+        if total < shown {
+            return Err(CardError(format!(
+                "a search card shows {shown} items but claims a total of {total}: the total counts every item found, so it cannot be smaller than what is shown"
+            )));
+        }
+        Ok(SearchResult {
+            title: None,
+            shape,
+            total,
+        })
+    }
+
+    /// A `matches` card.
+    pub fn matches(files: Vec<SearchFile>, total: u64) -> Result<Self, CardError> {
+        Self::new(SearchShape::Matches(files), total)
+    }
+
+    /// A `paths` card.
+    pub fn paths(paths: Vec<String>, total: u64) -> Result<Self, CardError> {
+        Self::new(SearchShape::Paths(paths), total)
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The title.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// What is shown.
+    pub fn shape(&self) -> &SearchShape {
+        &self.shape
+    }
+
+    /// Every item found, shown or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Whether fewer items are shown than were found.
+    pub fn truncated(&self) -> bool {
+        self.total > self.shape.shown() as u64
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase", tag = "shape")]
+enum SearchWireOut<'a> {
+    Matches {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<&'a str>,
+        files: &'a [SearchFile],
+        truncated: bool,
+        total: u64,
+    },
+    Paths {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<&'a str>,
+        paths: &'a [String],
+        truncated: bool,
+        total: u64,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", tag = "shape")]
+enum SearchWireIn {
+    Matches {
+        #[serde(default)]
+        title: Option<String>,
+        files: Vec<SearchFile>,
+        truncated: bool,
+        total: u64,
+    },
+    Paths {
+        #[serde(default)]
+        title: Option<String>,
+        paths: Vec<String>,
+        truncated: bool,
+        total: u64,
+    },
+}
+
+impl Serialize for SearchResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let title = self.title.as_deref();
+        let truncated = self.truncated();
+        let total = self.total;
+        match &self.shape {
+            SearchShape::Matches(files) => SearchWireOut::Matches {
+                title,
+                files,
+                truncated,
+                total,
+            },
+            SearchShape::Paths(paths) => SearchWireOut::Paths {
+                title,
+                paths,
+                truncated,
+                total,
+            },
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SearchResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (title, shape, truncated, total) = match SearchWireIn::deserialize(deserializer)? {
+            SearchWireIn::Matches {
+                title,
+                files,
+                truncated,
+                total,
+            } => (title, SearchShape::Matches(files), truncated, total),
+            SearchWireIn::Paths {
+                title,
+                paths,
+                truncated,
+                total,
+            } => (title, SearchShape::Paths(paths), truncated, total),
+        };
+        let card = SearchResult::new(shape, total).map_err(serde::de::Error::custom)?;
+        if card.truncated() != truncated {
+            let shown = card.shape.shown();
+            return Err(serde::de::Error::custom(format!(
+                "a search card with {shown} items shown and total {total} must say truncated: {}, not {truncated}",
+                card.truncated()
+            )));
+        }
+        Ok(SearchResult { title, ..card })
+    }
+}
+
+/// One numbered line of a read card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NumberedLine {
+    /// 1-based line number.
+    pub number: u64,
+    /// The line's text.
+    pub text: String,
+}
+
+/// The read result card: `{card:"read", title?, path, offset, lines, totalLines, lang?, content?}`.
+///
+/// `offset` and `totalLines` are required, so a UI always knows which part
+/// of how much it shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResult {
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The file path.
+    pub path: String,
+    /// 1-based number of the first line shown.
+    pub offset: u64,
+    /// The lines shown.
+    pub lines: Vec<NumberedLine>,
+    /// Lines in the whole file.
+    pub total_lines: u64,
+    /// A language hint for highlighting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The body as text, when different from the lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// A web source of a web search card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebSource {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// A snippet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// When it was published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_at: Option<String>,
+}
+
+/// The web result card: `{card:"web", kind:"search", title?, sources, answer?, truncated}`
+/// or `{card:"web", kind:"fetch", title?, url, statusCode, truncated}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum WebResult {
+    /// A web search.
+    #[serde(rename_all = "camelCase")]
+    Search {
+        /// The title.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// The sources found.
+        sources: Vec<WebSource>,
+        /// A direct answer, when the engine gave one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<String>,
+        /// Whether more sources existed than are shown.
+        truncated: bool,
+    },
+    /// A page fetch.
+    #[serde(rename_all = "camelCase")]
+    Fetch {
+        /// The title.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// The URL fetched.
+        url: String,
+        /// The HTTP status.
+        status_code: u16,
+        /// Whether the body was cut.
+        truncated: bool,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one_match() -> Vec<SearchFile> {
+        vec![SearchFile {
+            path: "a.rs".into(),
+            matches: vec![SearchMatch {
+                line_number: 1,
+                line: "x".into(),
+            }],
+        }]
+    }
+
+    #[test]
+    fn search_card_cannot_understate_its_total() {
+        assert!(SearchResult::matches(one_match(), 0).is_err());
+        let exact = SearchResult::matches(one_match(), 1).unwrap();
+        assert!(!exact.truncated());
+        let more = SearchResult::matches(one_match(), 7).unwrap();
+        assert!(more.truncated());
+    }
+
+    #[test]
+    fn inconsistent_search_json_is_rejected() {
+        let files = json!([{"path": "a.rs", "matches": [{"lineNumber": 1, "line": "x"}]}]);
+        // truncated with total = shown
+        let lie = json!({"card": "search", "shape": "matches", "files": files, "truncated": true, "total": 1});
+        let err = serde_json::from_value::<ResultCard>(lie)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("truncated: false"), "{err}");
+        // not truncated with total != shown
+        let lie = json!({"card": "search", "shape": "matches", "files": files, "truncated": false, "total": 5});
+        assert!(serde_json::from_value::<ResultCard>(lie).is_err());
+        // total below shown
+        let lie = json!({"card": "search", "shape": "paths", "paths": ["a", "b"], "truncated": false, "total": 1});
+        assert!(serde_json::from_value::<ResultCard>(lie).is_err());
+        // missing total
+        let lie = json!({"card": "search", "shape": "paths", "paths": ["a"], "truncated": false});
+        assert!(serde_json::from_value::<ResultCard>(lie).is_err());
+        // consistent ones round-trip
+        let ok = json!({"card": "search", "shape": "paths", "title": "t", "paths": ["a"], "truncated": true, "total": 3});
+        let card: ResultCard = serde_json::from_value(ok.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&card).unwrap(), ok);
+    }
+
+    #[test]
+    fn terminal_card_never_has_exit_code_and_signal() {
+        let both = json!({"card": "terminal", "exitCode": 1, "signal": "SIGTERM"});
+        assert!(serde_json::from_value::<ResultCard>(both).is_err());
+        for ok in [
+            json!({"card": "terminal", "output": "hi", "exitCode": 0}),
+            json!({"card": "terminal", "signal": "SIGKILL"}),
+            json!({"card": "terminal"}),
+        ] {
+            let card: ResultCard = serde_json::from_value(ok.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&card).unwrap(), ok);
+        }
+    }
+
+    #[test]
+    fn wire_format_matches_the_reference() {
+        let read = ResultCard::Read(ReadResult {
+            title: None,
+            path: "a.rs".into(),
+            offset: 1,
+            lines: vec![NumberedLine {
+                number: 1,
+                text: "x".into(),
+            }],
+            total_lines: 9,
+            lang: Some("rust".into()),
+            content: None,
+        });
+        assert_eq!(
+            serde_json::to_value(&read).unwrap(),
+            json!({"card": "read", "path": "a.rs", "offset": 1, "lines": [{"number": 1, "text": "x"}], "totalLines": 9, "lang": "rust"})
+        );
+        let missing_total = json!({"card": "read", "path": "a.rs", "offset": 1, "lines": []});
+        assert!(serde_json::from_value::<ResultCard>(missing_total).is_err());
+
+        let fetch = ResultCard::Web(WebResult::Fetch {
+            title: Some("u".into()),
+            url: "http://x".into(),
+            status_code: 200,
+            truncated: false,
+        });
+        assert_eq!(
+            serde_json::to_value(&fetch).unwrap(),
+            json!({"card": "web", "kind": "fetch", "title": "u", "url": "http://x", "statusCode": 200, "truncated": false})
+        );
+        let diff = CallCard::Diff(DiffCall {
+            title: "Edit a.rs".into(),
+            diffs: vec![FileDiff {
+                path: "a.rs".into(),
+                old_text: None,
+                new_text: "x".into(),
+            }],
+            locations: None,
+        });
+        assert_eq!(
+            serde_json::to_value(&diff).unwrap(),
+            json!({"card": "diff", "title": "Edit a.rs", "diffs": [{"path": "a.rs", "oldText": null, "newText": "x"}]})
+        );
+        let generic = CallCard::generic("read", Some(ToolKind::Read), Some(json!({"path": "a"})));
+        assert_eq!(
+            serde_json::to_value(&generic).unwrap(),
+            json!({"card": "generic", "title": "read", "kind": "read", "rawInput": {"path": "a"}})
+        );
+        for kind in ToolKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(kind.as_str()));
+        }
+    }
+}

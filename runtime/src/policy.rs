@@ -1,0 +1,166 @@
+//! Policies: allow or deny before `execute` (DESIGN C11), accept, replace
+//! or block after it (DESIGN C10).
+//!
+//! A post-execute decision is exactly one of four things. It cannot carry
+//! both new content and a new value: there is no variant for that.
+//!
+//! ```compile_fail
+//! use toolprism::PostDecision;
+//! // There is no decision that replaces content and value together.
+//! let _ = PostDecision::ReplaceValue { value: serde_json::json!({}), content: vec![] };
+//! ```
+//!
+//! ```
+//! use toolprism::{ContentBlock, PostDecision, PostExecute, PreDecision, PreExecute};
+//!
+//! let no_rm = |call: &PreExecute<'_>| match call.arguments["command"].as_str() {
+//!     Some(cmd) if cmd.contains("rm -rf") => PreDecision::deny("destructive commands need a human"),
+//!     _ => PreDecision::Allow,
+//! };
+//! let quiet = |r: &PostExecute<'_>| {
+//!     if r.tool == "bash" && !r.result.is_error {
+//!         PostDecision::ReplaceContent(vec![ContentBlock::text("(output hidden)")])
+//!     } else {
+//!         PostDecision::Accept
+//!     }
+//! };
+//! let registry = toolprism::Registry::builder().pre_execute(no_rm).post_execute(quiet).build().unwrap();
+//! # let _ = registry;
+//! ```
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::content::ContentBlock;
+use crate::result::{ErrorInfo, ToolResult};
+
+/// A call about to run, as a pre-execute policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct PreExecute<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The validated arguments.
+    pub arguments: &'a Value,
+    /// Whether a program (not the model) made the call.
+    pub nested: bool,
+}
+
+/// Allow the call, or deny it with a reason the model reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreDecision {
+    /// Run it.
+    Allow,
+    /// Do not run it; the call ends as a `DENIED` error with this reason.
+    Deny {
+        /// Why, for the model.
+        reason: String,
+    },
+}
+
+impl PreDecision {
+    /// A denial.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        PreDecision::Deny {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Decides whether a call may run. Closures `Fn(&PreExecute) -> PreDecision` are policies.
+pub trait PreExecutePolicy: Send + Sync + 'static {
+    /// Allow or deny.
+    fn check(&self, call: &PreExecute<'_>) -> PreDecision;
+}
+
+impl<F> PreExecutePolicy for F
+where
+    F: Fn(&PreExecute<'_>) -> PreDecision + Send + Sync + 'static,
+{
+    fn check(&self, call: &PreExecute<'_>) -> PreDecision {
+        self(call)
+    }
+}
+
+/// A finished call, as a post-execute policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct PostExecute<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The validated arguments.
+    pub arguments: &'a Value,
+    /// Whether a program (not the model) made the call.
+    pub nested: bool,
+    /// Content, isError and meta so far.
+    pub result: &'a ToolResult,
+    /// The validated value, successes only.
+    pub value: Option<&'a Value>,
+    /// The error, failures only.
+    pub error: Option<&'a ErrorInfo>,
+}
+
+impl PostExecute<'_> {
+    /// The value deserialized as `V` (e.g. the tool's value type).
+    pub fn value_as<V: DeserializeOwned>(&self) -> Option<V> {
+        V::deserialize(self.value?).ok()
+    }
+}
+
+/// What a post-execute policy decides. Exactly one of four.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PostDecision {
+    /// Keep the result.
+    Accept,
+    /// Replace what the model reads; value and meta stay. This is
+    /// presentation, not confidentiality: a program still gets the value.
+    ReplaceContent(Vec<ContentBlock>),
+    /// Replace the value (successes only). It is validated against the
+    /// output schema again, and content and meta are projected again from it.
+    ReplaceValue(Value),
+    /// Turn the call into a `BLOCKED` error whose content is the feedback.
+    Block {
+        /// What the model reads instead.
+        feedback: Vec<ContentBlock>,
+    },
+}
+
+impl PostDecision {
+    /// `ReplaceValue` from any serializable value.
+    ///
+    /// ```
+    /// #[derive(serde::Serialize)]
+    /// struct V { n: u32 }
+    /// let d = toolprism::PostDecision::replace_value(&V { n: 1 }).unwrap();
+    /// assert_eq!(d, toolprism::PostDecision::ReplaceValue(serde_json::json!({"n": 1})));
+    /// ```
+    pub fn replace_value<V: Serialize>(value: &V) -> Result<Self, serde_json::Error> {
+        Ok(PostDecision::ReplaceValue(serde_json::to_value(value)?))
+    }
+
+    /// `Block` with a text feedback.
+    pub fn block(feedback: impl Into<String>) -> Self {
+        PostDecision::Block {
+            feedback: vec![ContentBlock::text(feedback)],
+        }
+    }
+}
+
+/// Decides what happens to a finished call. Closures
+/// `Fn(&PostExecute) -> PostDecision` are policies.
+pub trait PostExecutePolicy: Send + Sync + 'static {
+    /// Accept, replace or block.
+    fn decide(&self, result: &PostExecute<'_>) -> PostDecision;
+}
+
+impl<F> PostExecutePolicy for F
+where
+    F: Fn(&PostExecute<'_>) -> PostDecision + Send + Sync + 'static,
+{
+    fn decide(&self, result: &PostExecute<'_>) -> PostDecision {
+        self(result)
+    }
+}

@@ -1,0 +1,1 @@
+//! Replay (filled in below).

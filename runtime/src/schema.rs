@@ -1,0 +1,253 @@
+//! Input and output JSON Schemas, derived once per tool type, and the
+//! validators compiled from them.
+//!
+//! Inputs use schemars' *deserialize* contract (what the model may send);
+//! outputs use the *serialize* contract (what `execute` produces): a field
+//! with `#[serde(default)]` is optional in the input schema but always
+//! present, hence required, in the output schema (DESIGN C1).
+//!
+//! ```
+//! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+//! struct Out { count: u32, #[serde(default)] pages: u32 }
+//!
+//! let input = toolprism::schema::input_schema::<Out>();
+//! let output = toolprism::schema::output_schema::<Out>();
+//! assert_eq!(input["required"], serde_json::json!(["count"]));
+//! assert_eq!(output["required"], serde_json::json!(["count", "pages"]));
+//! ```
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::Validator;
+use jsonschema::paths::LocationSegment;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+use crate::tool::{Tool, ToolDefinition};
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| {
+        // Many clients choke on `$ref`; recursive types still use `$defs`.
+        s.inline_subschemas = true;
+    })
+}
+
+/// The JSON Schema of `T` as an input (deserialize contract).
+pub fn input_schema<T: JsonSchema>() -> Value {
+    let schema = settings()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    schema.to_value()
+}
+
+/// The JSON Schema of `T` as an output (serialize contract).
+pub fn output_schema<T: JsonSchema>() -> Value {
+    let schema = settings()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    schema.to_value()
+}
+
+/// A tool's schemas and compiled validators, built once per tool type.
+pub(crate) struct Compiled {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) input: Validator,
+    pub(crate) output: Validator,
+}
+
+type Cache = Mutex<HashMap<TypeId, Arc<Compiled>>>;
+
+/// The compiled schemas of tool `T`, built on first use and shared by every
+/// registry afterwards.
+pub(crate) fn compiled<T: Tool>() -> Result<Arc<Compiled>, String> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&TypeId::of::<T>())
+    {
+        return Ok(hit.clone());
+    }
+    let built = Arc::new(compile::<T>()?);
+    let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(guard.entry(TypeId::of::<T>()).or_insert(built).clone())
+}
+
+fn compile<T: Tool>() -> Result<Compiled, String> {
+    let info = T::INFO;
+    let input_schema = input_schema::<T::Args>();
+    let output_schema = output_schema::<T::Value>();
+    let root_type = input_schema.get("type").and_then(Value::as_str);
+    if root_type != Some("object") {
+        return Err(format!(
+            "tool \"{}\": the arguments type `{}` must be a struct or map (its input schema root is {}, but a model always sends a JSON object)",
+            info.name,
+            std::any::type_name::<T::Args>(),
+            root_type.map_or_else(|| "untyped".to_owned(), |t| format!("`{t}`"))
+        ));
+    }
+    let input = jsonschema::validator_for(&input_schema).map_err(|e| {
+        format!(
+            "tool \"{}\": its input schema does not compile: {e}",
+            info.name
+        )
+    })?;
+    let output = jsonschema::validator_for(&output_schema).map_err(|e| {
+        format!(
+            "tool \"{}\": its output schema does not compile: {e}",
+            info.name
+        )
+    })?;
+    Ok(Compiled {
+        definition: ToolDefinition {
+            name: info.name.to_owned(),
+            title: info.title.map(str::to_owned),
+            description: info.description.to_owned(),
+            input_schema,
+            output_schema,
+            kind: info.kind,
+            annotations: info.annotations,
+        },
+        input,
+        output,
+    })
+}
+
+/// At most this many violations are named in one message.
+const MAX_VIOLATIONS: usize = 8;
+/// A violation message is cut at this many bytes, so a huge input is never echoed.
+const MAX_VIOLATION_LEN: usize = 240;
+
+/// Every violation of `instance` against `validator`, as one message, or
+/// `None` when it is valid. Paths are rooted at `root` (`arguments` or
+/// `value`), like `value.rows[3].phone`.
+pub(crate) fn violations(validator: &Validator, instance: &Value, root: &str) -> Option<String> {
+    if validator.is_valid(instance) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut count = 0usize;
+    for error in validator.iter_errors(instance) {
+        count += 1;
+        if count > MAX_VIOLATIONS {
+            continue;
+        }
+        if count > 1 {
+            out.push_str("; ");
+        }
+        let path = json_path(root, error.instance_path().segments());
+        let quoted = format!("\"{path}\"");
+        let message = error.masked_with(quoted.as_str()).to_string();
+        if !message.contains(&quoted) {
+            let _ = write!(out, "at {quoted}: ");
+        }
+        push_capped(&mut out, &message, MAX_VIOLATION_LEN);
+    }
+    if count > MAX_VIOLATIONS {
+        let _ = write!(out, "; and {} more", count - MAX_VIOLATIONS);
+    }
+    Some(out)
+}
+
+fn push_capped(out: &mut String, s: &str, max: usize) {
+    if s.len() <= max {
+        out.push_str(s);
+    } else {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(&s[..end]);
+        out.push('…');
+    }
+}
+
+/// `value.a.b[0]` from a root label and instance path segments.
+pub(crate) fn json_path<'a>(
+    root: &str,
+    segments: impl Iterator<Item = LocationSegment<'a>>,
+) -> String {
+    let mut path = root.to_owned();
+    for segment in segments {
+        match segment {
+            LocationSegment::Index(i) => {
+                let _ = write!(path, "[{i}]");
+            }
+            LocationSegment::Property(p) => push_key(&mut path, &p),
+        }
+    }
+    path
+}
+
+/// Appends `.key`, or `["key"]` when the key is not an identifier.
+pub(crate) fn push_key(path: &mut String, key: &str) {
+    let ident = !key.is_empty()
+        && !key.starts_with(|c: char| c.is_ascii_digit())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ident {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        let _ = write!(path, "[{}]", Value::String(key.to_owned()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    struct Row {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phone: Option<String>,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    struct Rows {
+        rows: Vec<Row>,
+        #[serde(default)]
+        total: u32,
+    }
+
+    #[test]
+    fn violations_name_paths_rooted_at_the_label() {
+        let schema = output_schema::<Rows>();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let msg = violations(
+            &v,
+            &json!({"rows": [{"name": "a"}, {"name": 3}], "total": 1}),
+            "value",
+        )
+        .unwrap();
+        assert!(msg.contains("\"value.rows[1].name\""), "{msg}");
+        let msg = violations(&v, &json!({"rows": []}), "value").unwrap();
+        assert!(msg.contains("total"), "{msg}");
+        assert!(violations(&v, &json!({"rows": [], "total": 0}), "value").is_none());
+    }
+
+    #[test]
+    fn messages_never_echo_a_huge_input() {
+        let schema = input_schema::<Rows>();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let huge = "x".repeat(100_000);
+        let msg = violations(&v, &json!({"rows": huge}), "arguments").unwrap();
+        assert!(msg.len() < 1_000, "{}", msg.len());
+    }
+
+    #[test]
+    fn keys_that_are_not_identifiers_are_quoted() {
+        let mut p = "value".to_owned();
+        push_key(&mut p, "a b");
+        push_key(&mut p, "ok_1");
+        assert_eq!(p, "value[\"a b\"].ok_1");
+    }
+}
