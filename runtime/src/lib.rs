@@ -49,6 +49,9 @@
 
 #![warn(missing_docs)]
 
+// Lets `#[tool]` expansions name `::toolprism` inside this crate too.
+extern crate self as toolprism;
+
 pub mod card;
 mod content;
 pub mod log;

@@ -866,10 +866,10 @@ impl<T: Tool> Entry<T> {
                 SpillBudget::Default => Some(registry.spill_budget),
                 SpillBudget::Bytes(n) => Some(n),
             };
-            if let (Some(store), Some(budget)) = (&registry.spill, budget) {
-                if let Err(problem) = spill_content(store, &mut state.result.content, budget) {
-                    warnings.push(problem);
-                }
+            if let (Some(store), Some(budget)) = (&registry.spill, budget)
+                && let Err(problem) = spill_content(store, &mut state.result.content, budget)
+            {
+                warnings.push(problem);
             }
         }
 
