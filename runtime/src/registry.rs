@@ -579,17 +579,19 @@ impl<T: Tool> DynTool for Entry<T> {
         Box::pin(self.pipeline(registry, request))
     }
 
+    // Replay parses the arguments with the live path's own step 2 (JSON,
+    // input schema, deserialize): arguments that deserialize but break the
+    // schema got generic cards live, so they get them again.
     fn present_call_raw(&self, arguments: &str) -> CallCard {
-        let parsed = raw_input(arguments);
-        match T::Args::deserialize(&parsed) {
-            Ok(args) => self.present_call(&args, &parsed),
-            Err(_) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(parsed)),
+        match self.parse_args(RawArgs::Text(arguments)) {
+            Ok((parsed, args)) => self.present_call(&args, &parsed),
+            Err((raw, _)) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(raw)),
         }
     }
 
     fn present_result_raw(&self, arguments: &str, result: &mut ToolResult) -> ResultCard {
-        match T::Args::deserialize(&raw_input(arguments)) {
-            Ok(args) => present_result::<T>(&args, result),
+        match self.parse_args(RawArgs::Text(arguments)) {
+            Ok((_, args)) => present_result::<T>(&args, result),
             Err(_) => generic_result(T::INFO.name, result),
         }
     }

@@ -1,0 +1,460 @@
+//! Hand-written test tools shared by the `persist_*` tests (session log,
+//! replay, spill, canary). They cover the card kinds: a search card from
+//! meta, a terminal card, a read card, a tool with no presenters, and one
+//! whose presenters panic.
+
+#![allow(dead_code)]
+
+use serde::{Deserialize, Serialize};
+use toolprism::card::{
+    CallCard, GenericCall, Location, NumberedLine, ReadResult, ResultCard, SearchFile, SearchMatch,
+    SearchResult, TerminalCall, TerminalResult,
+};
+use toolprism::card::{ExitStatus, ToolKind};
+use toolprism::{
+    ContentBlock, NoMeta, SpillBudget, Tool, ToolContext, ToolError, ToolInfo, ToolResult,
+    content_text,
+};
+
+// ---------------------------------------------------------------------------
+// grep: a search card drawn from meta
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+pub struct GrepArgs {
+    pub pattern: String,
+    /// At most this many matches shown (the schema says at least 1, which
+    /// serde alone does not check).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Hit {
+    pub path: String,
+    pub line_number: u64,
+    pub line: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GrepValue {
+    pub hits: Vec<Hit>,
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GrepMeta {
+    pub files: Vec<SearchFile>,
+    pub total: u64,
+}
+
+pub struct Grep;
+
+impl Grep {
+    fn shown(args: &GrepArgs, value: &GrepValue) -> usize {
+        value
+            .hits
+            .len()
+            .min(args.limit.unwrap_or(u32::MAX) as usize)
+    }
+}
+
+impl Tool for Grep {
+    type Args = GrepArgs;
+    type Value = GrepValue;
+    type Meta = GrepMeta;
+    const INFO: ToolInfo = ToolInfo {
+        kind: ToolKind::Search,
+        ..ToolInfo::new("grep", "Search files for a pattern.")
+    };
+
+    async fn execute(&self, args: GrepArgs, _: &ToolContext<'_>) -> Result<GrepValue, ToolError> {
+        if args.pattern == "(" {
+            return Err(ToolError::new("unbalanced parenthesis").with_code("BAD_PATTERN"));
+        }
+        let total = (args.pattern.len() * 3) as u64;
+        let hits = (0..total)
+            .map(|i| Hit {
+                path: format!("src/f{}.rs", i % 3),
+                line_number: i + 1,
+                line: format!("let {} = {i};", args.pattern),
+            })
+            .collect();
+        Ok(GrepValue { hits, total })
+    }
+
+    fn render(args: &GrepArgs, value: &GrepValue) -> Vec<ContentBlock> {
+        let shown = Self::shown(args, value);
+        let mut text: String = value.hits[..shown]
+            .iter()
+            .map(|h| format!("{}:{}: {}\n", h.path, h.line_number, h.line))
+            .collect();
+        if shown < value.hits.len() {
+            text.push_str(&format!("({} more not shown)", value.hits.len() - shown));
+        }
+        vec![ContentBlock::text(text)]
+    }
+
+    fn presentation_meta(args: &GrepArgs, value: &GrepValue) -> Option<GrepMeta> {
+        let mut files: Vec<SearchFile> = Vec::new();
+        for hit in &value.hits[..Self::shown(args, value)] {
+            let m = SearchMatch {
+                line_number: hit.line_number,
+                line: hit.line.clone(),
+            };
+            match files.iter_mut().find(|f| f.path == hit.path) {
+                Some(f) => f.matches.push(m),
+                None => files.push(SearchFile {
+                    path: hit.path.clone(),
+                    matches: vec![m],
+                }),
+            }
+        }
+        Some(GrepMeta {
+            files,
+            total: value.total,
+        })
+    }
+
+    fn present_call(args: &GrepArgs) -> Option<CallCard> {
+        Some(CallCard::Generic(GenericCall {
+            title: format!("grep {}", args.pattern),
+            kind: Some(ToolKind::Search),
+            raw_input: None,
+            content: None,
+            locations: Some(vec![Location {
+                path: "src".into(),
+                line: None,
+            }]),
+        }))
+    }
+
+    fn present_result(args: &GrepArgs, result: &ToolResult<GrepMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref()?;
+        let card = SearchResult::matches(meta.files.clone(), meta.total).ok()?;
+        Some(ResultCard::Search(
+            card.with_title(format!("grep {}", args.pattern)),
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// shell: terminal cards
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+pub struct ShellArgs {
+    pub command: String,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ShellValue {
+    pub stdout: String,
+    pub exit_code: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShellMeta {
+    pub exit_code: i32,
+}
+
+/// A fake shell: `echo X` prints X, `fail` exits 1, `crash` errors,
+/// `yes N` prints N lines.
+pub struct Shell;
+
+impl Tool for Shell {
+    type Args = ShellArgs;
+    type Value = ShellValue;
+    type Meta = ShellMeta;
+    const INFO: ToolInfo = ToolInfo {
+        kind: ToolKind::Execute,
+        ..ToolInfo::new("shell", "Run a command.")
+    };
+
+    async fn execute(&self, args: ShellArgs, _: &ToolContext<'_>) -> Result<ShellValue, ToolError> {
+        let cmd = args.command.as_str();
+        if let Some(text) = cmd.strip_prefix("echo ") {
+            return Ok(ShellValue {
+                stdout: format!("{text}\n"),
+                exit_code: 0,
+            });
+        }
+        if let Some(n) = cmd.strip_prefix("yes ") {
+            let n: usize = n.parse().map_err(|_| ToolError::new("yes: not a number"))?;
+            return Ok(ShellValue {
+                stdout: (0..n).map(|i| format!("y {i}\n")).collect(),
+                exit_code: 0,
+            });
+        }
+        match cmd {
+            "fail" => Ok(ShellValue {
+                stdout: "it failed\n".into(),
+                exit_code: 1,
+            }),
+            "crash" => Err(ToolError::new("the shell crashed")),
+            _ => Ok(ShellValue {
+                stdout: String::new(),
+                exit_code: 127,
+            }),
+        }
+    }
+
+    fn render(_: &ShellArgs, value: &ShellValue) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "{}[exit code {}]",
+            value.stdout, value.exit_code
+        ))]
+    }
+
+    fn presentation_meta(_: &ShellArgs, value: &ShellValue) -> Option<ShellMeta> {
+        Some(ShellMeta {
+            exit_code: value.exit_code,
+        })
+    }
+
+    fn present_call(args: &ShellArgs) -> Option<CallCard> {
+        Some(CallCard::Terminal(TerminalCall {
+            title: args.command.clone(),
+            description: None,
+            cwd: args.cwd.clone(),
+        }))
+    }
+
+    fn present_result(_: &ShellArgs, result: &ToolResult<ShellMeta>) -> Option<ResultCard> {
+        // Drawn for failures too: output only, no status.
+        Some(ResultCard::Terminal(TerminalResult {
+            title: None,
+            output: Some(content_text(&result.content)),
+            status: result.meta.as_ref().map(|m| ExitStatus::Code(m.exit_code)),
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// read_file: read cards; never spilled
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+    #[serde(default)]
+    pub offset: Option<u64>,
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReadValue {
+    pub lines: Vec<String>,
+    pub offset: u64,
+    pub total_lines: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadMeta {
+    pub offset: u64,
+    pub total_lines: u64,
+    pub lang: Option<String>,
+}
+
+/// A fake file system: every file has 5000 lines `line N of PATH`.
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    type Args = ReadArgs;
+    type Value = ReadValue;
+    type Meta = ReadMeta;
+    const INFO: ToolInfo = ToolInfo {
+        kind: ToolKind::Read,
+        spill: SpillBudget::Never,
+        ..ToolInfo::new("read_file", "Read a text file as numbered lines.")
+    };
+
+    async fn execute(&self, args: ReadArgs, _: &ToolContext<'_>) -> Result<ReadValue, ToolError> {
+        if args.path.contains("missing") {
+            return Err(ToolError::new(format!("{}: no such file", args.path)).with_code("ENOENT"));
+        }
+        let total = 5000u64;
+        let offset = args.offset.unwrap_or(1).clamp(1, total);
+        let end = (offset + args.limit.unwrap_or(2000)).min(total + 1);
+        Ok(ReadValue {
+            lines: (offset..end)
+                .map(|n| format!("line {n} of {}", args.path))
+                .collect(),
+            offset,
+            total_lines: total,
+        })
+    }
+
+    fn render(_: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
+        let text: Vec<String> = value
+            .lines
+            .iter()
+            .zip(value.offset..)
+            .map(|(line, n)| format!("{n:>6}\t{line}"))
+            .collect();
+        vec![ContentBlock::text(text.join("\n"))]
+    }
+
+    fn presentation_meta(args: &ReadArgs, value: &ReadValue) -> Option<ReadMeta> {
+        Some(ReadMeta {
+            offset: value.offset,
+            total_lines: value.total_lines,
+            lang: args.path.ends_with(".rs").then(|| "rust".into()),
+        })
+    }
+
+    fn present_result(args: &ReadArgs, result: &ToolResult<ReadMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref()?;
+        // The lines come back from the persisted content, not the value.
+        let text = content_text(&result.content);
+        let lines = text
+            .lines()
+            .filter_map(|l| {
+                let (n, t) = l.split_once('\t')?;
+                Some(NumberedLine {
+                    number: n.trim().parse().ok()?,
+                    text: t.to_owned(),
+                })
+            })
+            .collect();
+        Some(ResultCard::Read(ReadResult {
+            title: None,
+            path: args.path.clone(),
+            offset: meta.offset,
+            lines,
+            total_lines: meta.total_lines,
+            lang: meta.lang.clone(),
+            content: None,
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// plain: no presenters at all (generic cards)
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+pub struct PlainArgs {
+    pub text: String,
+    /// Repeat the text this many times (to make content large).
+    #[serde(default)]
+    pub times: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlainValue {
+    pub text: String,
+    pub len: usize,
+}
+
+pub struct Plain;
+
+impl Tool for Plain {
+    type Args = PlainArgs;
+    type Value = PlainValue;
+    type Meta = NoMeta;
+    const INFO: ToolInfo = ToolInfo::new("plain", "Repeat some text.");
+
+    async fn execute(&self, args: PlainArgs, _: &ToolContext<'_>) -> Result<PlainValue, ToolError> {
+        let text = args.text.repeat(args.times.unwrap_or(1));
+        Ok(PlainValue {
+            len: text.len(),
+            text,
+        })
+    }
+
+    fn render(_: &PlainArgs, value: &PlainValue) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(&value.text)]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// panicky: presenters that panic on some inputs (generic cards then)
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+pub struct PanickyArgs {
+    pub mode: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanickyMeta {
+    pub mode: String,
+}
+
+pub struct Panicky;
+
+impl Tool for Panicky {
+    type Args = PanickyArgs;
+    type Value = String;
+    type Meta = PanickyMeta;
+    const INFO: ToolInfo = ToolInfo::new("panicky", "Presenters that panic.");
+
+    async fn execute(&self, args: PanickyArgs, _: &ToolContext<'_>) -> Result<String, ToolError> {
+        Ok(args.mode)
+    }
+
+    fn render(_: &PanickyArgs, value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("mode {value}"))]
+    }
+
+    fn presentation_meta(args: &PanickyArgs, _: &String) -> Option<PanickyMeta> {
+        Some(PanickyMeta {
+            mode: args.mode.clone(),
+        })
+    }
+
+    fn present_call(args: &PanickyArgs) -> Option<CallCard> {
+        if args.mode.contains("call") {
+            panic!("present_call panics on purpose");
+        }
+        Some(CallCard::Terminal(TerminalCall {
+            title: args.mode.clone(),
+            description: Some("no panic".into()),
+            cwd: None,
+        }))
+    }
+
+    fn present_result(_: &PanickyArgs, result: &ToolResult<PanickyMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref()?;
+        if meta.mode.contains("result") {
+            panic!("present_result panics on purpose");
+        }
+        Some(ResultCard::Terminal(TerminalResult {
+            title: Some(meta.mode.clone()),
+            output: None,
+            status: Some(ExitStatus::Signal("SIGTERM".into())),
+        }))
+    }
+}
+
+/// Quiets the panic messages of presenters that panic on purpose.
+pub fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .copied()
+                .unwrap_or_default();
+            if !msg.contains("on purpose") {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// A multi-thread tokio runtime for the tests.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap()
+}
