@@ -142,7 +142,7 @@ pub(crate) fn violations(validator: &Validator, instance: &Value, root: &str) ->
         if count > 1 {
             out.push_str("; ");
         }
-        let path = json_path(root, error.instance_path().segments());
+        let path = json_path(root, error.instance_path().iter());
         let quoted = format!("\"{path}\"");
         let message = error.masked_with(quoted.as_str()).to_string();
         if !message.contains(&quoted) {

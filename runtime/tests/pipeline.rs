@@ -12,11 +12,11 @@ use toolprism::card::{GenericResult, TerminalCall};
 use toolprism::{
     CallCard, CallOptions, CancellationToken, ContentBlock, ErrorCode, NoMeta, PostDecision,
     PostExecute, PreDecision, PreExecute, Registry, ResultCard, Tool, ToolCall, ToolContext,
-    ToolError, ToolInfo, ToolKind, ToolOutcome, ToolResult,
+    ToolError, ToolInfo, ToolKind, ToolOutcome, ToolResult, tool,
 };
 
 // ---------------------------------------------------------------------------
-// Test tools, written by hand against the trait
+// Test tools, written with #[tool] (the trait by hand further down)
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
@@ -40,15 +40,9 @@ struct Echo {
     runs: Arc<AtomicUsize>,
 }
 
-impl Tool for Echo {
-    type Args = TextArgs;
-    type Value = Echoed;
-    type Meta = EchoMeta;
-    const INFO: ToolInfo = ToolInfo {
-        kind: ToolKind::Read,
-        ..ToolInfo::new("echo", "Echo the text back.")
-    };
-
+/// Echo the text back.
+#[tool(kind = read)]
+impl Echo {
     async fn execute(&self, args: TextArgs, _cx: &ToolContext<'_>) -> Result<Echoed, ToolError> {
         self.runs.fetch_add(1, Ordering::SeqCst);
         Ok(Echoed {
@@ -131,12 +125,9 @@ impl Serialize for FaultValue {
     }
 }
 
-impl Tool for Faulty {
-    type Args = FaultArgs;
-    type Value = FaultValue;
-    type Meta = f64;
-    const INFO: ToolInfo = ToolInfo::new("faulty", "Fails on purpose.");
-
+/// Fails on purpose.
+#[tool]
+impl Faulty {
     async fn execute(
         &self,
         args: FaultArgs,
@@ -205,12 +196,9 @@ struct RowsMeta {
     first_row: Vec<String>,
 }
 
-impl Tool for Query {
-    type Args = QueryArgs;
-    type Value = Rows;
-    type Meta = RowsMeta;
-    const INFO: ToolInfo = ToolInfo::new("query", "Run a query; the first 50 rows come back.");
-
+/// Run a query; the first 50 rows come back.
+#[tool]
+impl Query {
     async fn execute(&self, args: QueryArgs, _cx: &ToolContext<'_>) -> Result<Rows, ToolError> {
         if args.sql.trim().is_empty() {
             return Err(ToolError::new("the query is empty"));
@@ -252,12 +240,9 @@ struct Program;
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
 struct ProgramArgs {}
 
-impl Tool for Program {
-    type Args = ProgramArgs;
-    type Value = usize;
-    type Meta = NoMeta;
-    const INFO: ToolInfo = ToolInfo::new("program", "Counts the rows a query returns.");
-
+/// Counts the rows a query returns.
+#[tool]
+impl Program {
     async fn execute(&self, _args: ProgramArgs, cx: &ToolContext<'_>) -> Result<usize, ToolError> {
         let rows = cx
             .registry()

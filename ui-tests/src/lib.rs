@@ -1,1 +1,1 @@
-
+//! Compile-time tests of `#[tool]`: see `tests/ui.rs`, `pass/` and `fail/`.

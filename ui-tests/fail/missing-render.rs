@@ -1,0 +1,25 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::tool;
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,32 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+use std::sync::{Arc, Mutex};
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+
+    fn render(_args: &ReadArgs, value: &ReadValue, cache: Arc<Mutex<u64>>) -> Vec<ContentBlock> {
+        *cache.lock().unwrap() += 1;
+        vec![ContentBlock::text(&value.text)]
+    }
+}
+
+fn main() {}

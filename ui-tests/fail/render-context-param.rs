@@ -1,0 +1,35 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+use toolprism::ToolContext;
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+
+    fn render(_args: &ReadArgs, value: &ReadValue, cx: &ToolContext<'_>) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "{}: {}",
+            cx.call_id(),
+            value.text
+        ))]
+    }
+}
+
+fn main() {}

@@ -1,0 +1,36 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+static mut CALLS: u64 = 0;
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+
+    fn render(args: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
+        let _ = args;
+        let n = unsafe {
+            CALLS += 1;
+            CALLS
+        };
+        vec![ContentBlock::text(format!("{} (call {n})", value.text))]
+    }
+}
+
+fn main() {}

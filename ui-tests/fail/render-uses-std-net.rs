@@ -1,0 +1,33 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+
+    fn render(args: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
+        let online = std::net::TcpStream::connect(&args.path).is_ok();
+        vec![ContentBlock::text(format!(
+            "{} (online: {online})",
+            value.text
+        ))]
+    }
+}
+
+fn main() {}

@@ -1,0 +1,33 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+use std::io::{Write, stdout};
+
+/// Read a file.
+#[tool]
+impl ReadTool {
+    fn execute(&self, args: ReadArgs) -> ReadValue {
+        ReadValue { text: args.path }
+    }
+
+    fn render(args: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
+        let _ = args;
+        let _ = writeln!(stdout(), "{}", value.text);
+        vec![ContentBlock::text(&value.text)]
+    }
+}
+
+fn main() {}
