@@ -82,3 +82,8 @@ pub use toolprism_macros::tool;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+
+/// The README's quickstart runs as a doctest, so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeQuickstart;
