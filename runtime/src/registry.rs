@@ -109,6 +109,11 @@ impl std::error::Error for RegistryError {}
 pub struct RegistryBuilder {
     tools: Vec<Box<dyn DynTool>>,
     problems: Vec<String>,
+    settings: Settings,
+}
+
+/// What a registry holds besides its tools; the builder fills it in.
+struct Settings {
     pre: Vec<Box<dyn PreExecutePolicy>>,
     post: Vec<Box<dyn PostExecutePolicy>>,
     default_timeout: Option<Duration>,
@@ -125,12 +130,14 @@ impl RegistryBuilder {
         RegistryBuilder {
             tools: Vec::new(),
             problems: Vec::new(),
-            pre: Vec::new(),
-            post: Vec::new(),
-            default_timeout: None,
-            log: None,
-            spill: None,
-            spill_budget: DEFAULT_SPILL_BUDGET,
+            settings: Settings {
+                pre: Vec::new(),
+                post: Vec::new(),
+                default_timeout: None,
+                log: None,
+                spill: None,
+                spill_budget: DEFAULT_SPILL_BUDGET,
+            },
         }
     }
 
@@ -158,38 +165,38 @@ impl RegistryBuilder {
     /// Adds a pre-execute policy; policies run in the order added and the
     /// first denial wins.
     pub fn pre_execute(mut self, policy: impl PreExecutePolicy) -> Self {
-        self.pre.push(Box::new(policy));
+        self.settings.pre.push(Box::new(policy));
         self
     }
 
     /// Adds a post-execute policy; policies run in the order added, each
     /// seeing the previous one's decision applied, and a block ends the chain.
     pub fn post_execute(mut self, policy: impl PostExecutePolicy) -> Self {
-        self.post.push(Box::new(policy));
+        self.settings.post.push(Box::new(policy));
         self
     }
 
     /// The timeout of tools that set none.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
-        self.default_timeout = Some(timeout);
+        self.settings.default_timeout = Some(timeout);
         self
     }
 
     /// Appends every top-level call and result to this session log.
     pub fn log(mut self, log: SessionLog) -> Self {
-        self.log = Some(log);
+        self.settings.log = Some(log);
         self
     }
 
     /// Spills content over budget to this store (DESIGN C15).
     pub fn spill(mut self, store: SpillStore) -> Self {
-        self.spill = Some(store);
+        self.settings.spill = Some(store);
         self
     }
 
     /// The budget of tools that set none ([`DEFAULT_SPILL_BUDGET`] unless set).
     pub fn spill_budget(mut self, bytes: usize) -> Self {
-        self.spill_budget = bytes;
+        self.settings.spill_budget = bytes;
         self
     }
 
@@ -209,12 +216,7 @@ impl RegistryBuilder {
         Ok(Registry {
             tools: self.tools,
             index,
-            pre: self.pre,
-            post: self.post,
-            default_timeout: self.default_timeout,
-            log: self.log,
-            spill: self.spill,
-            spill_budget: self.spill_budget,
+            settings: self.settings,
         })
     }
 }
@@ -249,12 +251,7 @@ impl RegistryBuilder {
 pub struct Registry {
     tools: Vec<Box<dyn DynTool>>,
     index: HashMap<&'static str, usize>,
-    pre: Vec<Box<dyn PreExecutePolicy>>,
-    post: Vec<Box<dyn PostExecutePolicy>>,
-    default_timeout: Option<Duration>,
-    log: Option<SessionLog>,
-    spill: Option<SpillStore>,
-    spill_budget: usize,
+    settings: Settings,
 }
 
 impl fmt::Debug for Registry {
@@ -264,8 +261,8 @@ impl fmt::Debug for Registry {
                 "tools",
                 &self.tools.iter().map(|t| t.info().name).collect::<Vec<_>>(),
             )
-            .field("pre_execute", &self.pre.len())
-            .field("post_execute", &self.post.len())
+            .field("pre_execute", &self.settings.pre.len())
+            .field("post_execute", &self.settings.post.len())
             .finish_non_exhaustive()
     }
 }
@@ -315,7 +312,7 @@ impl Registry {
 
     /// The session log, when one is attached.
     pub fn session_log(&self) -> Option<&SessionLog> {
-        self.log.as_ref()
+        self.settings.log.as_ref()
     }
 
     fn lookup(&self, name: &str) -> Option<&dyn DynTool> {
@@ -338,11 +335,12 @@ impl Registry {
             nested: false,
         };
         let logged = self
+            .settings
             .log
             .as_ref()
             .map(|log| log.record_call(&call.call_id, &call.name, &call.arguments));
         let mut outcome = self.dispatch(request).await;
-        if let Some(log) = &self.log {
+        if let Some(log) = &self.settings.log {
             if let Some(Err(e)) = logged {
                 outcome
                     .warnings
@@ -767,7 +765,7 @@ impl<T: Tool> Entry<T> {
         let timeout = options
             .timeout
             .or(T::INFO.timeout)
-            .or(registry.default_timeout);
+            .or(registry.settings.default_timeout);
         let body = guard_future(async {
             match timeout {
                 Some(limit) => tokio::time::timeout(limit, self.tool.execute(args, &cx))
@@ -865,10 +863,10 @@ impl<T: Tool> Entry<T> {
         if !nested && !state.result.is_error {
             let budget = match T::INFO.spill {
                 SpillBudget::Never => None,
-                SpillBudget::Default => Some(registry.spill_budget),
+                SpillBudget::Default => Some(registry.settings.spill_budget),
                 SpillBudget::Bytes(n) => Some(n),
             };
-            if let (Some(store), Some(budget)) = (&registry.spill, budget)
+            if let (Some(store), Some(budget)) = (&registry.settings.spill, budget)
                 && let Err(problem) = spill_content(store, &mut state.result.content, budget)
             {
                 warnings.push(problem);
@@ -915,7 +913,7 @@ impl<T: Tool> Entry<T> {
             arguments,
             nested,
         };
-        for policy in &registry.pre {
+        for policy in &registry.settings.pre {
             match guard(|| policy.check(&view)) {
                 Ok(PreDecision::Allow) => {}
                 Ok(PreDecision::Deny { reason }) => {
@@ -942,7 +940,7 @@ impl<T: Tool> Entry<T> {
         nested: bool,
         mut state: State<T::Value>,
     ) -> State<T::Value> {
-        for policy in &registry.post {
+        for policy in &registry.settings.post {
             let view = PostExecute {
                 tool: T::INFO.name,
                 call_id,
