@@ -340,6 +340,8 @@ impl Registry {
             .as_ref()
             .map(|log| log.record_call(&call.call_id, &call.name, &call.arguments));
         let mut outcome = self.dispatch(request).await;
+        outcome.call_id = call.call_id;
+        outcome.name = call.name;
         if let Some(log) = &self.settings.log {
             if let Some(Err(e)) = logged {
                 outcome
@@ -379,7 +381,10 @@ impl Registry {
             options,
             nested: true,
         };
-        self.dispatch(request).await
+        let mut outcome = self.dispatch(request).await;
+        outcome.call_id = call_id;
+        outcome.name = name.to_owned();
+        outcome
     }
 
     /// A nested call to tool `T`, returning its value typed.
@@ -424,15 +429,11 @@ impl Registry {
                 names.join(", ")
             }
         );
-        let mut outcome = failure(
-            request.call_id,
-            request.name,
-            ErrorInfo::new(ErrorCode::UnknownTool, message),
-        );
+        let mut outcome = failure(ErrorInfo::new(ErrorCode::UnknownTool, message));
         if !request.nested {
-            let raw = match &request.args {
+            let raw = match request.args {
                 RawArgs::Text(t) => raw_input(t),
-                RawArgs::Json(v) => v.clone(),
+                RawArgs::Json(v) => v,
             };
             outcome.call_card = Some(CallCard::generic(request.name, None, Some(raw)));
             outcome.result_card = Some(generic_result(request.name, &outcome.result));
@@ -479,10 +480,11 @@ fn generic_result(name: &str, result: &ToolResult) -> ResultCard {
     ResultCard::generic(Some(name.to_owned()), result.content.clone())
 }
 
-fn failure(call_id: &str, name: &str, error: ErrorInfo) -> ToolOutcome {
+/// A failed outcome; the caller fills in the call's id and name.
+fn failure(error: ErrorInfo) -> ToolOutcome {
     ToolOutcome {
-        call_id: call_id.to_owned(),
-        name: name.to_owned(),
+        call_id: String::new(),
+        name: String::new(),
         result: ToolResult::error(&error.message),
         value: None,
         typed: None,
@@ -582,7 +584,7 @@ impl<T: Tool> DynTool for Entry<T> {
     // schema got generic cards live, so they get them again.
     fn present_call_raw(&self, arguments: &str) -> CallCard {
         match self.parse_args(RawArgs::Text(arguments)) {
-            Ok((parsed, args)) => self.present_call(&args, &parsed),
+            Ok((parsed, args)) => self.present_call(&args, parsed),
             Err((raw, _)) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(raw)),
         }
     }
@@ -626,12 +628,10 @@ struct Produced<V> {
 }
 
 impl<T: Tool> Entry<T> {
-    fn present_call(&self, args: &T::Args, parsed: &Value) -> CallCard {
+    fn present_call(&self, args: &T::Args, parsed: Value) -> CallCard {
         match guard(|| T::present_call(args)) {
             Ok(Some(card)) => card,
-            Ok(None) | Err(_) => {
-                CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(parsed.clone()))
-            }
+            Ok(None) | Err(_) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(parsed)),
         }
     }
 
@@ -834,7 +834,7 @@ impl<T: Tool> Entry<T> {
         let (args_json, args) = match self.parse_args(raw) {
             Ok(parsed) => parsed,
             Err((raw_json, error)) => {
-                let mut outcome = failure(call_id, name, error);
+                let mut outcome = failure(error);
                 if !nested {
                     outcome.call_card =
                         Some(CallCard::generic(name, Some(T::INFO.kind), Some(raw_json)));
@@ -843,8 +843,6 @@ impl<T: Tool> Entry<T> {
                 return outcome;
             }
         };
-        let call_card = (!nested).then(|| self.present_call(&args, &args_json));
-
         let mut state = match self.pre_execute(registry, call_id, &args_json, nested) {
             Some(denied) => State::failed(denied),
             None => {
@@ -878,6 +876,9 @@ impl<T: Tool> Entry<T> {
             produced,
             error,
         } = state;
+        // Presenters are pure, so drawing the call card last changes nothing
+        // but lets the generic card take the arguments instead of a copy.
+        let call_card = (!nested).then(|| self.present_call(&args, args_json));
         let result_card = (!nested).then(|| present_result::<T>(&args, &mut result));
         let (value, typed) = match produced {
             Some(p) => (
@@ -887,8 +888,8 @@ impl<T: Tool> Entry<T> {
             None => (None, None),
         };
         ToolOutcome {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
+            call_id: String::new(),
+            name: String::new(),
             result,
             value,
             typed,
