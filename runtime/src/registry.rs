@@ -18,7 +18,6 @@
 //! returns `Err` for a tool-level problem.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -38,7 +37,7 @@ use crate::lossless::{check_value, to_lossless_value};
 use crate::policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
-use crate::result::{ErrorCode, ErrorInfo, ToolOutcome, ToolResult};
+use crate::result::{ErrorCode, ErrorInfo, ResultCardSlot, ToolOutcome, ToolResult};
 use crate::schema::{Compiled, compiled, violations};
 use crate::spill::{SpillStore, spill_content};
 use crate::tool::{SpillBudget, Tool, ToolContext, ToolDefinition, ToolInfo};
@@ -207,12 +206,15 @@ impl RegistryBuilder {
                 problems: self.problems,
             });
         }
-        let index = self
+        // Sorted by name: a lookup is a binary search, which for the handful
+        // of tools a registry holds costs less than hashing the name (SipHash).
+        let mut index: Vec<(&'static str, usize)> = self
             .tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.info().name, i))
             .collect();
+        index.sort_unstable();
         Ok(Registry {
             tools: self.tools,
             index,
@@ -250,7 +252,7 @@ impl RegistryBuilder {
 /// ```
 pub struct Registry {
     tools: Vec<Box<dyn DynTool>>,
-    index: HashMap<&'static str, usize>,
+    index: Vec<(&'static str, usize)>,
     settings: Settings,
 }
 
@@ -316,7 +318,8 @@ impl Registry {
     }
 
     fn lookup(&self, name: &str) -> Option<&dyn DynTool> {
-        self.index.get(name).map(|&i| &*self.tools[i])
+        let at = self.index.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(&*self.tools[self.index[at].1])
     }
 
     /// Runs a top-level call from the model: content, meta, cards, and the
@@ -418,8 +421,7 @@ impl Registry {
     }
 
     fn unknown(&self, request: Request<'_>) -> ToolOutcome {
-        let mut names: Vec<&str> = self.index.keys().copied().collect();
-        names.sort_unstable();
+        let names: Vec<&str> = self.index.iter().map(|(n, _)| *n).collect();
         let message = format!(
             "unknown tool \"{}\"; the available tools are: {}",
             cap(request.name, 64),
@@ -436,7 +438,7 @@ impl Registry {
                 RawArgs::Json(v) => v,
             };
             outcome.call_card = Some(CallCard::generic(request.name, None, Some(raw)));
-            outcome.result_card = Some(generic_result(request.name, &outcome.result));
+            outcome.result_card = Some(ResultCardSlot::generic());
         }
         outcome
     }
@@ -599,11 +601,20 @@ impl<T: Tool> DynTool for Entry<T> {
 
 /// The presenters' view of a result: the persisted result with typed meta.
 fn present_result<T: Tool>(args: &T::Args, result: &mut ToolResult) -> ResultCard {
+    match present_result_slot::<T>(args, result) {
+        ResultCardSlot::Drawn(card) => card,
+        ResultCardSlot::Generic(_) => generic_result(T::INFO.name, result),
+    }
+}
+
+/// [`present_result`] for a live call: the generic card is left to be drawn
+/// on first access ([`ToolOutcome::result_card`]).
+fn present_result_slot<T: Tool>(args: &T::Args, result: &mut ToolResult) -> ResultCardSlot {
     let meta = match &result.meta {
         None => None,
         Some(meta) => match T::Meta::deserialize(meta) {
             Ok(meta) => Some(meta),
-            Err(_) => return generic_result(T::INFO.name, result),
+            Err(_) => return ResultCardSlot::generic(),
         },
     };
     // Lend the content to the typed view instead of cloning it.
@@ -615,8 +626,8 @@ fn present_result<T: Tool>(args: &T::Args, result: &mut ToolResult) -> ResultCar
     let card = guard(|| T::present_result(args, &typed));
     result.content = typed.content;
     match card {
-        Ok(Some(card)) => card,
-        Ok(None) | Err(_) => generic_result(T::INFO.name, result),
+        Ok(Some(card)) => ResultCardSlot::Drawn(card),
+        Ok(None) | Err(_) => ResultCardSlot::generic(),
     }
 }
 
@@ -748,8 +759,8 @@ impl<T: Tool> Entry<T> {
         nested: bool,
         args: T::Args,
     ) -> Result<T::Value, ErrorInfo> {
-        let cancel = options.cancel.clone().unwrap_or_default();
-        if cancel.is_cancelled() {
+        let cancel = options.cancel.as_ref();
+        if cancel.is_some_and(CancellationToken::is_cancelled) {
             return Err(ErrorInfo::new(
                 ErrorCode::AbortedBeforeDispatch,
                 "tool call aborted before dispatch",
@@ -759,7 +770,7 @@ impl<T: Tool> Entry<T> {
             registry,
             call_id,
             name: T::INFO.name,
-            cancel: cancel.clone(),
+            cancel: cancel.cloned().map(Into::into).unwrap_or_default(),
             nested,
         };
         let timeout = options
@@ -774,10 +785,15 @@ impl<T: Tool> Entry<T> {
                 None => Some(self.tool.execute(args, &cx).await),
             }
         });
-        let outcome = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ErrorInfo::new(ErrorCode::Aborted, "tool call aborted")),
-            outcome = body => outcome,
+        // Only a caller's token can be cancelled: without one there is no
+        // race to run (and no token to allocate).
+        let outcome = match cancel {
+            Some(cancel) => tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ErrorInfo::new(ErrorCode::Aborted, "tool call aborted")),
+                outcome = body => outcome,
+            },
+            None => body.await,
         };
         match outcome {
             Ok(Some(Ok(value))) => Ok(value),
@@ -838,7 +854,7 @@ impl<T: Tool> Entry<T> {
                 if !nested {
                     outcome.call_card =
                         Some(CallCard::generic(name, Some(T::INFO.kind), Some(raw_json)));
-                    outcome.result_card = Some(generic_result(name, &outcome.result));
+                    outcome.result_card = Some(ResultCardSlot::generic());
                 }
                 return outcome;
             }
@@ -879,7 +895,7 @@ impl<T: Tool> Entry<T> {
         // Presenters are pure, so drawing the call card last changes nothing
         // but lets the generic card take the arguments instead of a copy.
         let call_card = (!nested).then(|| self.present_call(&args, args_json));
-        let result_card = (!nested).then(|| present_result::<T>(&args, &mut result));
+        let result_card = (!nested).then(|| present_result_slot::<T>(&args, &mut result));
         let (value, typed) = match produced {
             Some(p) => (
                 Some(p.json),

@@ -248,7 +248,7 @@ pub struct ToolOutcome {
     pub(crate) typed: Option<Box<dyn Any + Send + Sync>>,
     pub(crate) error: Option<ErrorInfo>,
     pub(crate) call_card: Option<CallCard>,
-    pub(crate) result_card: Option<ResultCard>,
+    pub(crate) result_card: Option<ResultCardSlot>,
     pub(crate) warnings: Vec<String>,
 }
 
@@ -261,7 +261,7 @@ impl fmt::Debug for ToolOutcome {
             .field("value", &self.value)
             .field("error", &self.error)
             .field("call_card", &self.call_card)
-            .field("result_card", &self.result_card)
+            .field("result_card", &self.result_card())
             .field("warnings", &self.warnings)
             .finish_non_exhaustive()
     }
@@ -320,7 +320,12 @@ impl ToolOutcome {
 
     /// The result card, top-level calls only.
     pub fn result_card(&self) -> Option<&ResultCard> {
-        self.result_card.as_ref()
+        match self.result_card.as_ref()? {
+            ResultCardSlot::Drawn(card) => Some(card),
+            ResultCardSlot::Generic(card) => Some(card.get_or_init(|| {
+                ResultCard::generic(Some(self.name.clone()), self.result.content.clone())
+            })),
+        }
     }
 
     /// Problems that did not fail the call: a spill or a log write that
@@ -382,5 +387,23 @@ impl Serialize for ToolOutcome {
             map.serialize_entry("error", error)?;
         }
         map.end()
+    }
+}
+
+/// A top-level call's result card: drawn by the tool's `present_result`, or
+/// the generic card over the outcome's own name and content, drawn the first
+/// time it is asked for. A copy of the content is the generic card's whole
+/// cost, and most callers (an agent loop, a program) read the content only.
+pub(crate) enum ResultCardSlot {
+    /// Drawn by `present_result`.
+    Drawn(ResultCard),
+    /// The generic card, drawn on first access.
+    Generic(std::sync::OnceLock<ResultCard>),
+}
+
+impl ResultCardSlot {
+    /// The generic card, not drawn yet.
+    pub(crate) fn generic() -> Self {
+        ResultCardSlot::Generic(std::sync::OnceLock::new())
     }
 }

@@ -191,7 +191,9 @@ pub struct ToolContext<'a> {
     pub(crate) registry: &'a Registry,
     pub(crate) call_id: &'a str,
     pub(crate) name: &'a str,
-    pub(crate) cancel: CancellationToken,
+    /// The caller's token; without one, a token nobody else holds (so it is
+    /// never cancelled) is made the first time a tool asks for it.
+    pub(crate) cancel: std::sync::OnceLock<CancellationToken>,
     pub(crate) nested: bool,
 }
 
@@ -213,17 +215,17 @@ impl<'a> ToolContext<'a> {
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.cancel.get().is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Completes when the call is cancelled.
     pub async fn cancelled(&self) {
-        self.cancel.cancelled().await
+        self.cancellation().cancelled().await
     }
 
     /// The call's cancellation token, to hand to spawned work.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        self.cancel.get_or_init(CancellationToken::new)
     }
 
     /// The registry running this call, for nested calls.
