@@ -80,6 +80,12 @@ pub struct CallOptions {
     pub cancel: Option<CancellationToken>,
 }
 
+/// The options of [`Registry::call`]: none.
+static NO_OPTIONS: CallOptions = CallOptions {
+    timeout: None,
+    cancel: None,
+};
+
 /// Why a registry could not be built: every problem found, not just the first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryError {
@@ -324,8 +330,9 @@ impl Registry {
 
     /// Runs a top-level call from the model: content, meta, cards, and the
     /// session log when attached.
-    pub async fn call(&self, call: ToolCall) -> ToolOutcome {
-        self.call_with(call, &CallOptions::default()).await
+    pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolOutcome> + Send + '_ {
+        // No wrapping `async` layer: the outcome is moved once less.
+        self.call_with(call, &NO_OPTIONS)
     }
 
     /// [`call`](Self::call) with a timeout or cancellation.
