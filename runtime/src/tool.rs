@@ -215,7 +215,9 @@ impl<'a> ToolContext<'a> {
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.get().is_some_and(CancellationToken::is_cancelled)
+        self.cancel
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Completes when the call is cancelled.
