@@ -418,18 +418,8 @@ fn malformed<T: Tool>(
             card: card.tag(),
         });
 
-        let mut result = persisted.clone();
-        let card = registry.present_result(name, text, &mut result);
-        if parsed.is_none() && card.tag() != "generic" {
-            problems.push(format!(
-                "the result card for {what} should be the generic card, not `{}`",
-                card.tag()
-            ));
-        }
-        cases.push(MalformedCase {
-            input: format!("present_result with {what}"),
-            card: card.tag(),
-        });
+        let card = registry.present_result(name, text, &mut persisted.clone());
+        check_result_card(&mut cases, problems, what, card.tag(), parsed.is_none());
     }
 
     // Persisted results the presenter must survive, with good arguments.
@@ -483,20 +473,30 @@ fn malformed<T: Tool>(
                 "`present_result` panicked on {what}: {panic}; presenters must be total: return `None` (the generic card) instead"
             ));
         }
-        let mut persisted = result.clone();
-        let card = registry.present_result(name, &args_text, &mut persisted);
-        if typed.is_none() && card.tag() != "generic" {
-            problems.push(format!(
-                "the result card for {what} should be the generic card, not `{}`",
-                card.tag()
-            ));
-        }
-        cases.push(MalformedCase {
-            input: format!("present_result with {what}"),
-            card: card.tag(),
-        });
+        let card = registry.present_result(name, &args_text, &mut result.clone());
+        check_result_card(&mut cases, problems, &what, card.tag(), typed.is_none());
     }
     cases
+}
+
+/// Records a `present_result` case; when its input cannot be read back,
+/// the card must be the generic one.
+fn check_result_card(
+    cases: &mut Vec<MalformedCase>,
+    problems: &mut Vec<String>,
+    what: &str,
+    tag: &'static str,
+    unreadable: bool,
+) {
+    if unreadable && tag != "generic" {
+        problems.push(format!(
+            "the result card for {what} should be the generic card, not `{tag}`"
+        ));
+    }
+    cases.push(MalformedCase {
+        input: format!("present_result with {what}"),
+        card: tag,
+    });
 }
 
 fn parse_args<T: Tool>(text: &str) -> Option<T::Args> {
