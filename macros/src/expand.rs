@@ -212,6 +212,7 @@ fn info(
                 },
                 timeout: #timeout,
                 spill: #spill,
+                blocking: false,
             }
         };
     }

@@ -21,23 +21,6 @@ pub struct Builtin {
 
 inventory::collect!(Builtin);
 
-/// Checks a tool name: `[A-Za-z0-9_-]{1,64}`.
-pub fn check_tool_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "the tool name \"{}\" is not allowed: use 1 to 64 characters from A-Z, a-z, 0-9, `_` and `-`",
-            name.escape_debug()
-        ))
-    }
-}
-
 // ---------------------------------------------------------------------
 // What `#[tool]` expansions use (toolprism-macros). Each bound of a
 // tool's types is its own trait, so a missing derive is reported at the

@@ -149,7 +149,7 @@ impl RegistryBuilder {
     /// Registers a tool.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         let name = T::INFO.name;
-        if let Err(problem) = crate::__private::check_tool_name(name) {
+        if let Err(problem) = crate::tool::check_name(name) {
             self.problems.push(problem);
             return self;
         }

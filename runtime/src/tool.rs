@@ -72,6 +72,12 @@ pub struct ToolInfo {
     pub timeout: Option<Duration>,
     /// Its content budget.
     pub spill: SpillBudget,
+    /// `execute` blocks its thread (synchronous I/O, `std::thread::sleep`, a
+    /// synchronous database call): the registry runs
+    /// [`Tool::execute_blocking`] on tokio's blocking pool instead of
+    /// polling [`Tool::execute`], so a timeout or a cancellation ends the
+    /// call on time (the late result is dropped). `#[tool(blocking)]` sets it.
+    pub blocking: bool,
 }
 
 impl ToolInfo {
@@ -91,7 +97,25 @@ impl ToolInfo {
             annotations: ToolAnnotations::NONE,
             timeout: None,
             spill: SpillBudget::Default,
+            blocking: false,
         }
+    }
+}
+
+/// Checks a tool name: `[A-Za-z0-9_-]{1,64}`.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the tool name \"{}\" is not allowed: use 1 to 64 characters from A-Z, a-z, 0-9, `_` and `-`",
+            name.escape_debug()
+        ))
     }
 }
 
@@ -159,11 +183,30 @@ pub trait Tool: Send + Sync + 'static {
     const INFO: ToolInfo;
 
     /// Does the work. The only place for I/O.
+    ///
+    /// It must yield (`.await`) while it waits: a timeout or a cancellation
+    /// can only end the call at an `.await`. Work that blocks its thread
+    /// belongs in [`execute_blocking`](Self::execute_blocking).
     fn execute(
         &self,
         args: Self::Args,
         cx: &ToolContext<'_>,
     ) -> impl Future<Output = Result<Self::Value, ToolError>> + Send;
+
+    /// Does the work of a tool whose [`ToolInfo::blocking`] is set, on
+    /// tokio's blocking pool; the registry then never calls
+    /// [`execute`](Self::execute). `#[tool(blocking)]` writes it from a
+    /// synchronous `execute`.
+    fn execute_blocking(
+        &self,
+        _args: Self::Args,
+        _cx: &ToolContext<'_>,
+    ) -> Result<Self::Value, ToolError> {
+        Err(ToolError::new(format!(
+            "tool \"{}\" sets `blocking` but does not implement `execute_blocking`",
+            Self::INFO.name
+        )))
+    }
 
     /// What the model reads. Pure.
     fn render(args: &Self::Args, value: &Self::Value) -> Vec<ContentBlock>;

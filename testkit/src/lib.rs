@@ -1,0 +1,202 @@
+//! Test set-up shared by toolprism's own tests, so that `cargo test
+//! --workspace` on a fresh machine installs what the tests need by itself:
+//!
+//! - [`python_env`]: a virtualenv under `target/testkit/` with pinned PyPI
+//!   packages, created on first use and reused while its requirements stay
+//!   the same;
+//! - [`npm_packages`]: pinned npm packages under `target/testkit/`;
+//! - [`chromium`]: Debian's `chromium`, installed with `apt-get` when
+//!   missing (a browser's own download fails on the project's machines).
+//!
+//! Each set-up takes an exclusive file lock, so tests running in parallel
+//! threads or processes (cargo-nextest) wait for one another instead of
+//! installing twice, and writes a `ready` marker last, so a set-up cut
+//! short is done again on the next run.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace's target directory: `$CARGO_TARGET_DIR` when set, else
+/// `target/` at the workspace root.
+pub fn target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        let dir = PathBuf::from(dir);
+        return if dir.is_absolute() {
+            dir
+        } else {
+            workspace_root().join(dir)
+        };
+    }
+    workspace_root().join("target")
+}
+
+/// The workspace root (this crate's parent directory).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the testkit crate lives inside the workspace")
+        .to_path_buf()
+}
+
+/// A Python virtualenv made by [`python_env`].
+#[derive(Debug, Clone)]
+pub struct PythonEnv {
+    dir: PathBuf,
+}
+
+impl PythonEnv {
+    /// The virtualenv's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Its `python` executable.
+    pub fn python(&self) -> PathBuf {
+        self.dir.join("bin").join("python")
+    }
+
+    /// A command running its `python` with `args`.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = Command::new(self.python());
+        command.args(args).env("PYTHONDONTWRITEBYTECODE", "1");
+        command
+    }
+}
+
+/// A virtualenv named `name` under `target/testkit/` holding exactly the
+/// pinned `requirements` (`"package==1.2.3"`), created with the machine's
+/// `python3` on first use. Panics with the installer's output when the
+/// set-up fails: a test that needs it cannot run without it.
+pub fn python_env(name: &str, requirements: &[&str]) -> PythonEnv {
+    for requirement in requirements {
+        assert!(
+            requirement.contains("=="),
+            "pin every Python package with `==`: {requirement}"
+        );
+    }
+    let dir = target_dir().join("testkit").join(format!("venv-{name}"));
+    let stamp = requirements.join("\n");
+    once(&dir, &stamp, |dir| {
+        let _ = fs::remove_dir_all(dir);
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        run(Command::new(&python).arg("-m").arg("venv").arg(dir))?;
+        let pip = dir.join("bin").join("pip");
+        run(Command::new(&pip)
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .args(requirements))
+    });
+    PythonEnv { dir }
+}
+
+/// A directory under `target/testkit/` whose `node_modules` holds exactly
+/// the pinned npm `packages` (`"name@1.2.3"`), installed with the
+/// machine's `npm` on first use. Returns the directory (run `npx` or
+/// `node_modules/.bin/…` from it).
+pub fn npm_packages(name: &str, packages: &[&str]) -> PathBuf {
+    for package in packages {
+        let version = package.rsplit_once('@');
+        assert!(
+            matches!(version, Some((n, v)) if !n.is_empty() && v.chars().next().is_some_and(|c| c.is_ascii_digit())),
+            "pin every npm package to an exact version, `name@1.2.3`: {package}"
+        );
+    }
+    let dir = target_dir().join("testkit").join(format!("npm-{name}"));
+    let stamp = packages.join("\n");
+    once(&dir, &stamp, |dir| {
+        let _ = fs::remove_dir_all(dir);
+        fs::create_dir_all(dir)?;
+        fs::write(
+            dir.join("package.json"),
+            "{\"name\":\"toolprism-testkit\",\"private\":true}\n",
+        )?;
+        run(Command::new("npm")
+            .current_dir(dir)
+            .args([
+                "install",
+                "--save-exact",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ])
+            .args(packages))
+    });
+    dir
+}
+
+/// Debian's Chromium, `/usr/bin/chromium`, installed with `apt-get`
+/// (after `apt-get update`) when missing.
+pub fn chromium() -> PathBuf {
+    let path = PathBuf::from("/usr/bin/chromium");
+    if path.exists() {
+        return path;
+    }
+    let lock_dir = target_dir().join("testkit");
+    fs::create_dir_all(&lock_dir).expect("create target/testkit");
+    let lock = File::create(lock_dir.join("chromium.lock")).expect("create the chromium lock");
+    lock.lock().expect("lock the chromium install");
+    if !path.exists() {
+        let env = [("DEBIAN_FRONTEND", "noninteractive")];
+        if let Err(e) = run(Command::new("apt-get").arg("update").envs(env)).and_then(|()| {
+            run(Command::new("apt-get")
+                .args(["install", "-y", "--no-install-recommends", "chromium"])
+                .envs(env))
+        }) {
+            panic!("could not install Debian's chromium with apt-get: {e}");
+        }
+    }
+    assert!(
+        path.exists(),
+        "apt-get ran but {} is missing",
+        path.display()
+    );
+    path
+}
+
+/// Runs `setup` on `dir` unless `dir/ready` holds `stamp`; under a lock.
+fn once(dir: &Path, stamp: &str, setup: impl FnOnce(&Path) -> io::Result<()>) {
+    let parent = dir.parent().expect("a set-up directory has a parent");
+    fs::create_dir_all(parent).expect("create target/testkit");
+    let lock_path = dir.with_extension("lock");
+    let lock = File::create(&lock_path)
+        .unwrap_or_else(|e| panic!("create the lock {}: {e}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
+    let ready = dir.join("ready");
+    if fs::read_to_string(&ready).is_ok_and(|s| s == stamp) {
+        return;
+    }
+    if let Err(e) = setup(dir) {
+        panic!("test set-up of {} failed: {e}", dir.display());
+    }
+    fs::write(&ready, stamp).expect("write the set-up marker");
+}
+
+/// Runs a command to completion; its output becomes the error when it fails.
+fn run(command: &mut Command) -> io::Result<()> {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.output().map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("could not start {:?}: {e}", command.get_program()),
+        )
+    })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "{:?} failed ({status}):\n{}\n{}",
+            command,
+            String::from_utf8_lossy(&stdout),
+            String::from_utf8_lossy(&stderr)
+        )))
+    }
+}
