@@ -54,8 +54,11 @@ extern crate self as toolprism;
 
 pub mod card;
 mod content;
+mod context;
+mod guard;
 pub mod log;
 pub mod lossless;
+mod path;
 mod policy;
 mod registry;
 pub mod replay;
@@ -67,6 +70,8 @@ mod tool;
 
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
+pub use context::{NestedCalls, Progress, ToolContext};
+pub use lossless::MAX_DEPTH;
 pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
@@ -75,7 +80,7 @@ pub use registry::{
 };
 pub use result::{ErrorCode, ErrorInfo, ToolError, ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolInfo};
+pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
 #[doc(inline)]
 pub use toolprism_macros::tool;
 

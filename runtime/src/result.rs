@@ -26,15 +26,32 @@ use crate::content::ContentBlock;
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound(deserialize = "M: Deserialize<'de>"))]
 pub struct ToolResult<M = serde_json::Value> {
     /// What the model reads.
     pub content: Vec<ContentBlock>,
     /// Whether the call failed.
     pub is_error: bool,
-    /// Small replayable UI data from `presentation_meta`, top-level calls only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Small replayable UI data from `presentation_meta`, top-level calls
+    /// only. A meta whose JSON is `null` (a unit struct, a `null` value) is
+    /// kept as `"meta":null` and read back as such: live and replayed cards
+    /// see the same meta.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub meta: Option<M>,
+}
+
+/// A field that is present is `Some`, even when its JSON is `null`; an
+/// absent field is `None` (through `#[serde(default)]`).
+pub(crate) fn present<'de, D, M>(deserializer: D) -> Result<Option<M>, D::Error>
+where
+    D: Deserializer<'de>,
+    M: Deserialize<'de>,
+{
+    M::deserialize(deserializer).map(Some)
 }
 
 impl<M> ToolResult<M> {
@@ -60,8 +77,15 @@ impl<M> ToolResult<M> {
 /// A machine-readable error code.
 ///
 /// Serialized as its `SCREAMING_SNAKE` name; [`ErrorCode::Custom`] carries
-/// a tool's own code.
+/// a tool's own code. Compares with its name as a string:
+///
+/// ```
+/// use toolprism::ErrorCode;
+/// assert_eq!(ErrorCode::InvalidArgs, "INVALID_ARGS");
+/// assert_eq!(ErrorCode::parse("NOT_FOUND"), "NOT_FOUND");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// No tool of that name is registered.
     UnknownTool,
@@ -123,6 +147,30 @@ impl ErrorCode {
     }
 }
 
+impl PartialEq<str> for ErrorCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<ErrorCode> for str {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<ErrorCode> for &str {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        *self == other.as_str()
+    }
+}
+
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -142,10 +190,14 @@ impl<'de> Deserialize<'de> for ErrorCode {
     }
 }
 
-/// The error a tool's `execute` returns.
+/// The error a tool's `execute` returns, and a nested call's error.
 ///
 /// Any `E: Display` converts into it (`?` works on `io::Error`, `String`, …);
-/// the code defaults to `TOOL_FAILED`.
+/// the code defaults to `TOOL_FAILED`. A nested call
+/// ([`ToolContext::call_nested`](crate::ToolContext::call_nested)) fails
+/// with a `ToolError` carrying the inner call's code, so `?` on it inside
+/// `execute` passes that code on. (`ToolError` itself is not `Display`:
+/// that would make the blanket conversion overlap with `From<ToolError>`.)
 ///
 /// ```
 /// use toolprism::{ErrorCode, ToolError};
@@ -223,6 +275,15 @@ impl ErrorInfo {
         ErrorInfo {
             message: message.into(),
             code,
+        }
+    }
+
+    /// The same error as a [`ToolError`], its code kept: for a tool that
+    /// returns an outcome's error as its own.
+    pub fn into_tool_error(self) -> ToolError {
+        ToolError {
+            message: self.message,
+            code: self.code,
         }
     }
 }
@@ -311,6 +372,19 @@ impl ToolOutcome {
     /// The error, failures only.
     pub fn error(&self) -> Option<&ErrorInfo> {
         self.error.as_ref()
+    }
+
+    /// The error code, failures only.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// let out = registry.call(toolprism::ToolCall::new("1", "missing", "")).await;
+    /// assert_eq!(out.code().unwrap(), "UNKNOWN_TOOL");
+    /// # });
+    /// ```
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.error.as_ref().map(|e| &e.code)
     }
 
     /// The call card, top-level calls only.

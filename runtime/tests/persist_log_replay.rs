@@ -262,6 +262,7 @@ fn parallel_calls_never_interleave_inside_a_line() {
                 assert!(calls.contains(&call_id), "result before call {call_id}");
                 assert!(results.insert(call_id));
             }
+            other => panic!("no nested calls were made: {other:?}"),
         }
     }
     assert_eq!(calls.len(), TASKS * CALLS);
