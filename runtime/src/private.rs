@@ -12,6 +12,7 @@ pub use ::std;
 use crate::registry::RegistryBuilder;
 
 /// A `#[tool(builtin)]` tool, found by [`Registry::builtin`](crate::Registry::builtin).
+#[derive(Debug)]
 pub struct Builtin {
     /// The tool's name.
     pub name: &'static str,
