@@ -9,8 +9,8 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::{ErrorInfo, ToolError};
 use crate::registry::{CallOptions, ProgressSink, Registry};
-use crate::result::ToolError;
 use crate::tool::Tool;
 
 /// A progress report from a running tool, as the caller's sink receives it
@@ -193,7 +193,7 @@ impl<'a> ToolContext<'a> {
             )
             .await
             .into_value()
-            .map_err(crate::result::ErrorInfo::into_tool_error)
+            .map_err(ErrorInfo::into_tool_error)
     }
 
     /// [`call_nested`](Self::call_nested) to tool `T`, returning its value
@@ -297,7 +297,7 @@ impl NestedCalls {
             )
             .await
             .into_value()
-            .map_err(crate::result::ErrorInfo::into_tool_error)
+            .map_err(ErrorInfo::into_tool_error)
     }
 
     /// See [`ToolContext::call_typed`].

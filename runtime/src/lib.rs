@@ -55,6 +55,7 @@ extern crate self as toolprism;
 pub mod card;
 mod content;
 mod context;
+mod error;
 mod guard;
 pub mod log;
 pub mod lossless;
@@ -71,6 +72,7 @@ mod tool;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
 pub use context::{NestedCalls, Progress, ToolContext};
+pub use error::{ErrorCode, ErrorInfo, ToolError};
 pub use lossless::MAX_DEPTH;
 pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
@@ -78,7 +80,7 @@ pub use policy::{
 pub use registry::{
     CallOptions, DEFAULT_SPILL_BUDGET, Registry, RegistryBuilder, RegistryError, ToolCall,
 };
-pub use result::{ErrorCode, ErrorInfo, ToolError, ToolOutcome, ToolResult};
+pub use result::{ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
 #[doc(inline)]

@@ -51,7 +51,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::ContentBlock;
-use crate::result::{ErrorCode, ToolResult};
+use crate::error::ErrorCode;
+use crate::result::ToolResult;
 
 /// The longest line a reader holds in memory: 64 MiB. A longer line is
 /// skipped and reported, never buffered whole.

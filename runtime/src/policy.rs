@@ -33,8 +33,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::content::ContentBlock;
+use crate::error::ErrorInfo;
 use crate::lossless::{LosslessError, to_lossless_value};
-use crate::result::{ErrorInfo, ToolResult};
+use crate::result::ToolResult;
 
 /// A call about to run, as a pre-execute policy sees it.
 #[derive(Debug, Clone, Copy)]

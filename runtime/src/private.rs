@@ -31,7 +31,7 @@ inventory::collect!(Builtin);
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
-use crate::result::ToolError;
+use crate::error::ToolError;
 use crate::tool::Tool;
 
 /// Arguments must deserialize.

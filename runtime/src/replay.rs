@@ -86,9 +86,10 @@ use serde_json::Value;
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
+use crate::error::ErrorCode;
 use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
 use crate::registry::Registry;
-use crate::result::{ErrorCode, ToolResult};
+use crate::result::ToolResult;
 
 /// One call of a log with its cards, drawn again.
 ///

@@ -111,11 +111,12 @@ use serde_json::{Value, json};
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
 use crate::context::ToolContext;
+use crate::error::ToolError;
 use crate::guard::guard;
 use crate::lossless::to_lossless_value;
 use crate::registry::Registry;
 use crate::registry::pipeline::{RawArgs, read_arguments, read_meta};
-use crate::result::{ToolError, ToolResult};
+use crate::result::ToolResult;
 use crate::schema::compiled;
 use crate::tool::{Tool, ToolInfo};
 

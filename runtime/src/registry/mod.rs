@@ -36,11 +36,12 @@ use self::call::NO_OPTIONS;
 use self::entry::{DynTool, generic_result};
 use self::pipeline::{Call, Origin, RawArgs, publish, raw_input, too_deep_input};
 use crate::card::{CallCard, ResultCard};
+use crate::error::{ErrorCode, ErrorInfo, ToolError};
 use crate::guard::cap;
 use crate::log::SessionLog;
 use crate::lossless::{check_value_with, drop_deep};
 use crate::path::Keys;
-use crate::result::{ErrorCode, ErrorInfo, ResultCardSlot, ToolError, ToolOutcome, ToolResult};
+use crate::result::{ResultCardSlot, ToolOutcome, ToolResult};
 use crate::tool::{Tool, ToolDefinition};
 
 /// Holds tools and policies and runs calls. A cheap handle (an `Arc`
