@@ -190,14 +190,17 @@ impl<T: Tool> Entry<T> {
             origin,
             phase: &phase,
         };
-        let done = match guard_future(run.steps(args)).await {
-            Ok(done) => done,
-            Err(panic) => Done {
-                input: Value::Null,
-                args: None,
-                state: State::failed(run.unforeseen_panic(panic)),
-                warnings: Vec::new(),
-            },
+        let done = {
+            let steps = std::pin::pin!(run.steps(args));
+            match guard_future(steps).await {
+                Ok(done) => done,
+                Err(panic) => Done {
+                    input: Value::Null,
+                    args: None,
+                    state: State::failed(run.unforeseen_panic(panic)),
+                    warnings: Vec::new(),
+                },
+            }
         };
         let Done {
             input,
@@ -237,15 +240,18 @@ impl<T: Tool> Entry<T> {
 }
 
 impl<T: Tool> Run<'_, T> {
+    #[inline]
     fn enter(&self, phase: Phase) {
         self.phase.store(phase as u8, Ordering::Relaxed);
     }
 
+    #[inline]
     fn nested(&self) -> bool {
         self.origin.is_nested()
     }
 
     /// Steps 2–8.
+    #[inline]
     async fn steps(&self, raw: RawArgs<'_>) -> Done<T> {
         let (input, args) = match self.parse_arguments(raw) {
             Ok(parsed) => parsed,
@@ -288,11 +294,13 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
     /// deserialize.
+    #[inline]
     fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
         self.enter(Phase::ParseArguments);
         read_arguments::<T>(&self.entry.compiled, raw)
     }
 
+    #[inline]
     fn cancelled(&self) -> bool {
         self.options
             .cancel
@@ -301,6 +309,7 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
+    #[inline]
     fn pre_execute(&self, arguments: &Value) -> Option<ErrorInfo> {
         self.enter(Phase::PreExecute);
         let view = PreExecute {
@@ -335,6 +344,7 @@ impl<T: Tool> Run<'_, T> {
     /// drops the body's future before this returns, so the tool's cleanup
     /// in `Drop` is done by then; a blocking body cannot be stopped, so its
     /// token is cancelled and its late result dropped.
+    #[inline]
     async fn execute(&self, args: &T::Args) -> Result<T::Value, ErrorInfo> {
         self.enter(Phase::Execute);
         let caller = self.options.cancel.as_ref();
@@ -349,7 +359,8 @@ impl<T: Tool> Run<'_, T> {
             .or(T::INFO.timeout)
             .or(self.settings.default_timeout);
         let outcome = if T::INFO.blocking {
-            self.execute_blocking(args, caller, timeout).await
+            // Boxed: the rare path keeps the common one's future small.
+            Box::pin(self.execute_blocking(args, caller, timeout)).await
         } else {
             let cx = ToolContext::new(
                 self.registry,
@@ -359,8 +370,8 @@ impl<T: Tool> Run<'_, T> {
                 caller,
                 self.options.progress.as_ref(),
             );
-            let body = guard_future(self.entry.tool.execute(args, &cx));
-            let outcome = race(body, timeout, caller).await;
+            let body = std::pin::pin!(self.entry.tool.execute(args, &cx));
+            let outcome = race(guard_future(body), timeout, caller).await;
             if !matches!(outcome, Raced::Done(_)) {
                 // Work the tool spawned with its token stops too.
                 cx.cancel_own();
@@ -391,6 +402,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 4 for a blocking tool: its own thread from tokio's blocking
     /// pool, with a context that owns what it borrows.
+    #[cold]
     async fn execute_blocking(
         &self,
         args: T::Args,
@@ -433,6 +445,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 5: lossless JSON, then the output schema. A value's own keys
     /// never appear in a message (see [`crate::path`]).
+    #[inline]
     fn check_value(&self, typed: T::Value) -> Result<Produced<T::Value>, ErrorInfo> {
         self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
@@ -458,6 +471,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 5 for a replacement value: depth and lossless rules, the output
     /// schema, then typed.
+    #[cold]
     fn check_replacement(&self, json: Value) -> Result<Produced<T::Value>, ErrorInfo> {
         self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
@@ -481,6 +495,7 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 6: content, and meta for top-level calls.
+    #[inline]
     fn project(
         &self,
         args: &T::Args,
@@ -521,6 +536,7 @@ impl<T: Tool> Run<'_, T> {
         }
     }
 
+    #[inline]
     fn presentation_meta(
         &self,
         args: &T::Args,
@@ -550,6 +566,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 7: each policy sees the previous decision applied. Denied calls
     /// come through too, as in the reference system.
+    #[inline]
     fn post_execute(
         &self,
         arguments: &Value,
@@ -606,6 +623,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 8: content over budget goes to the spill store (top-level
     /// successes only); a failed write keeps the content and warns.
+    #[inline]
     fn spill(&self, result: &mut ToolResult) -> Vec<String> {
         self.enter(Phase::Spill);
         let mut warnings = Vec::new();
@@ -626,11 +644,13 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 9: the result goes to the session log, when one is attached.
+    #[inline]
     fn publish(&self, result: &ToolResult, error: Option<&ErrorInfo>, warnings: &mut Vec<String>) {
         publish(self.settings, self.origin, self.id, result, error, warnings);
     }
 
     /// Step 10: the call card and the result card, top-level calls only.
+    #[inline]
     fn draw_cards(
         &self,
         args: Option<&T::Args>,
@@ -652,6 +672,7 @@ impl<T: Tool> Run<'_, T> {
         (Some(call_card), Some(result_card))
     }
 
+    #[cold]
     fn invalid_output(&self, detail: &str) -> ErrorInfo {
         ErrorInfo::new(
             ErrorCode::InvalidToolOutput,
@@ -662,12 +683,14 @@ impl<T: Tool> Run<'_, T> {
         )
     }
 
+    #[cold]
     fn failed(&self, message: String) -> ErrorInfo {
         ErrorInfo::new(ErrorCode::ToolFailed, message)
     }
 
     /// A panic the step guards did not catch, as the error of the step it
     /// happened in.
+    #[cold]
     fn unforeseen_panic(&self, panic: String) -> ErrorInfo {
         let name = T::INFO.name;
         match Phase::of(self.phase.load(Ordering::Relaxed)) {
@@ -701,6 +724,9 @@ async fn race<F: Future>(
     timeout: Option<Duration>,
     cancel: Option<&CancellationToken>,
 ) -> Raced<F::Output> {
+    if timeout.is_none() && cancel.is_none() {
+        return Raced::Done(body.await);
+    }
     let timed = async {
         match timeout {
             Some(limit) => match tokio::time::timeout(limit, body).await {
@@ -720,6 +746,7 @@ async fn race<F: Future>(
     }
 }
 
+#[cold]
 fn aborted_before_dispatch() -> ErrorInfo {
     ErrorInfo::new(
         ErrorCode::AbortedBeforeDispatch,
@@ -728,6 +755,7 @@ fn aborted_before_dispatch() -> ErrorInfo {
 }
 
 /// A `Block` decision: the feedback is the content, and its text the message.
+#[cold]
 fn blocked<V>(feedback: Vec<ContentBlock>) -> State<V> {
     let mut message = content_text(&feedback);
     if message.trim().is_empty() {
@@ -782,7 +810,11 @@ pub(crate) fn read_arguments<T: Tool>(
         RawArgs::Text("") => Value::Object(Default::default()),
         RawArgs::Text(text) => match serde_json::from_str::<Value>(text) {
             Ok(json) => {
-                if let Err(e) = check_value_with(&json, "arguments", Keys::Shown) {
+                // The parser caps depth; `-0.0` is all left to check, and a
+                // text without a `-` cannot hold it (a fast `memchr`).
+                if text.as_bytes().contains(&b'-')
+                    && let Err(e) = check_value_with(&json, "arguments", Keys::Shown)
+                {
                     return Err((json, invalid_args(&e.to_string())));
                 }
                 json
@@ -824,6 +856,7 @@ pub(crate) fn read_arguments<T: Tool>(
     }
 }
 
+#[cold]
 fn invalid_args(detail: &str) -> ErrorInfo {
     ErrorInfo::new(
         ErrorCode::InvalidArgs,
