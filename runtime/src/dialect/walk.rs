@@ -314,6 +314,303 @@ pub(crate) fn append_description(node: &mut Map<String, Value>, extra: &str) {
     node.insert("description".to_owned(), Value::String(text));
 }
 
+/// Keywords that describe a value and never constrain it.
+pub(crate) const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// The object keywords a flattened parent shares with its branches.
+const OBJECT_KEYWORDS: &[&str] = &[
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+];
+
+/// serde's `flatten` of an enum gives an object with its own `properties`
+/// *and* `oneOf`/`anyOf` branches (the variants). Dialects that close
+/// objects (`additionalProperties: false`) or forbid keywords beside
+/// `oneOf` need each branch to carry the parent's properties instead:
+/// `{properties: P, oneOf: [B1, B2]}` becomes `{oneOf: [P∪B1, P∪B2]}`,
+/// which accepts exactly the same values. Returns `Ok(false)` when the
+/// node is not such an object, `Err` when a branch is not an object.
+pub(crate) fn distribute(node: &mut Map<String, Value>, root: &Value) -> Result<bool, String> {
+    let Some(key) = ["oneOf", "anyOf"]
+        .into_iter()
+        .find(|k| node.get(*k).is_some_and(Value::is_array))
+    else {
+        return Ok(false);
+    };
+    let has_object_keywords = OBJECT_KEYWORDS.iter().any(|k| node.contains_key(*k));
+    if !has_object_keywords {
+        return Ok(false);
+    }
+    let branches = node
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut merged = Vec::with_capacity(branches.len());
+    for (i, branch) in branches.iter().enumerate() {
+        let mut b = match branch {
+            Value::Object(b) => b.clone(),
+            _ => return Err(format!("`{key}[{i}]` is not an object schema")),
+        };
+        if let Some(target) = b
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve(root, r))
+        {
+            let Value::Object(t) = target.clone() else {
+                return Err(format!(
+                    "`{key}[{i}]` refers to a schema that is not an object"
+                ));
+            };
+            b.remove("$ref");
+            for (k, v) in t {
+                b.entry(k).or_insert(v);
+            }
+        }
+        let ts = types(&b);
+        if !(ts == ["object"] || (ts.is_empty() && b.contains_key("properties"))) {
+            return Err(format!("`{key}[{i}]` is not an object schema"));
+        }
+        b.insert("type".into(), "object".into());
+        let mut props = node
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(Value::Object(own)) = b.remove("properties") {
+            props.extend(own);
+        }
+        b.insert("properties".into(), Value::Object(props));
+        let mut required: Vec<Value> = Vec::new();
+        for r in [node.get("required"), b.get("required")]
+            .into_iter()
+            .flatten()
+        {
+            for n in r.as_array().into_iter().flatten() {
+                if !required.contains(n) {
+                    required.push(n.clone());
+                }
+            }
+        }
+        b.insert("required".into(), Value::Array(required));
+        for k in OBJECT_KEYWORDS {
+            if let Some(v) = node.get(*k) {
+                b.entry(*k).or_insert_with(|| v.clone());
+            }
+        }
+        merged.push(Value::Object(b));
+    }
+    for k in OBJECT_KEYWORDS {
+        node.remove(*k);
+    }
+    node.remove("type");
+    node.insert(key.to_owned(), Value::Array(merged));
+    Ok(true)
+}
+
+/// Every local `$ref` replaced by a copy of what it points at (its own
+/// keywords beside the `$ref` kept on top), and `$defs` dropped. The
+/// schema must not be recursive (check [`is_recursive`] first); a
+/// dangling or remote reference is an error.
+pub(crate) fn inline_refs(schema: &Value) -> Result<Value, String> {
+    let mut out = inline_node(schema, schema, 0, &mut String::new())?;
+    if let Value::Object(m) = &mut out {
+        m.remove("$defs");
+        m.remove("definitions");
+    }
+    Ok(out)
+}
+
+fn inline_node(
+    node: &Value,
+    root: &Value,
+    depth: usize,
+    path: &mut String,
+) -> Result<Value, String> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return Err(TooDeep(path.clone()).message());
+    }
+    let Value::Object(map) = node else {
+        return Ok(node.clone());
+    };
+    let mut out = Map::new();
+    if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+        let target = resolve(root, r)
+            .ok_or_else(|| format!("the reference `{r}` at `{}` does not resolve", shown(path)))?;
+        if let Value::Object(t) = inline_node(target, root, depth + 1, path)? {
+            out = t;
+            out.remove("$defs");
+            out.remove("definitions");
+        }
+    }
+    let len = path.len();
+    for (key, child) in map {
+        let k = key.as_str();
+        if k == "$ref" || (depth == 0 && (k == "$defs" || k == "definitions")) {
+            continue;
+        }
+        let value = if SINGLE.contains(&k) {
+            push(path, k);
+            let v = inline_node(child, root, depth + 1, path)?;
+            path.truncate(len);
+            v
+        } else if ARRAYS.contains(&k) && child.is_array() {
+            let mut items = Vec::new();
+            for (i, item) in child.as_array().into_iter().flatten().enumerate() {
+                push(path, &format!("{k}[{i}]"));
+                items.push(inline_node(item, root, depth + 1, path)?);
+                path.truncate(len);
+            }
+            Value::Array(items)
+        } else if MAPS.contains(&k) && child.is_object() {
+            let mut entries = Map::new();
+            for (name, item) in child.as_object().into_iter().flatten() {
+                push(path, &format!("{k}.{name}"));
+                entries.insert(name.clone(), inline_node(item, root, depth + 1, path)?);
+                path.truncate(len);
+            }
+            Value::Object(entries)
+        } else {
+            child.clone()
+        };
+        out.insert(key.clone(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+/// The scalar values a schema pins its instances to (`const`, `enum`).
+fn pinned(node: &Map<String, Value>) -> Option<Vec<&Value>> {
+    if let Some(c) = node.get("const") {
+        return Some(vec![c]);
+    }
+    node.get("enum")
+        .and_then(Value::as_array)
+        .map(|e| e.iter().collect())
+}
+
+/// The JSON types a schema's instances can have: its `type`, else the
+/// union of its branches' types, else the types of its pinned values;
+/// empty when unknown (any type).
+fn effective_types(node: &Map<String, Value>, depth: usize) -> Vec<&str> {
+    let own = types(node);
+    if !own.is_empty() || depth > 8 {
+        return own;
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branches) = node.get(key).and_then(Value::as_array) {
+            let mut out: Vec<&str> = Vec::new();
+            for b in branches {
+                let Some(m) = b.as_object() else {
+                    return Vec::new();
+                };
+                let t = effective_types(m, depth + 1);
+                if t.is_empty() {
+                    return Vec::new();
+                }
+                for x in t {
+                    if !out.contains(&x) {
+                        out.push(x);
+                    }
+                }
+            }
+            return out;
+        }
+    }
+    if let Some(vals) = pinned(node) {
+        let mut out = Vec::new();
+        for v in vals {
+            let t = match v {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(n) if n.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            };
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        return out;
+    }
+    Vec::new()
+}
+
+/// Whether no value can match both schemas (inlined, no `$ref`): their
+/// types do not meet, their pinned values differ, or as objects one
+/// requires a property the other pins to other values or does not allow.
+/// Conservative: `false` means "could overlap".
+pub(crate) fn disjoint(a: &Value, b: &Value) -> bool {
+    let (Value::Object(a), Value::Object(b)) = (a, b) else {
+        return false;
+    };
+    let (ta, tb) = (effective_types(a, 0), effective_types(b, 0));
+    if !ta.is_empty() && !tb.is_empty() {
+        let meets = ta.iter().any(|x| {
+            tb.iter().any(|y| {
+                x == y || (*x == "number" && *y == "integer") || (*x == "integer" && *y == "number")
+            })
+        });
+        if !meets {
+            return true;
+        }
+    }
+    if let (Some(pa), Some(pb)) = (pinned(a), pinned(b))
+        && !pa.iter().any(|v| pb.contains(v))
+    {
+        return true;
+    }
+    let object =
+        |m: &Map<String, Value>| types(m).contains(&"object") || m.contains_key("properties");
+    if object(a) && object(b) {
+        let req = |m: &Map<String, Value>| -> Vec<String> {
+            m.get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        };
+        let prop =
+            |m: &Map<String, Value>, k: &str| m.get("properties").and_then(|p| p.get(k)).cloned();
+        let closed =
+            |m: &Map<String, Value>| m.get("additionalProperties") == Some(&Value::Bool(false));
+        for (x, y) in [(a, b), (b, a)] {
+            for r in req(x) {
+                match prop(y, &r) {
+                    None if closed(y) => return true,
+                    Some(py) => {
+                        let both_required = req(y).contains(&r);
+                        if both_required
+                            && let Some(px) = prop(x, &r)
+                            && disjoint(&px, &py)
+                        {
+                            return true;
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
