@@ -37,7 +37,7 @@
 //! # };
 //! let openai = dialect::definition(Dialect::OpenAi, &def).unwrap();
 //! let params = &openai.json()["function"]["parameters"];
-//! assert_eq!(params["required"], serde_json::json!(["path", "limit"]));
+//! assert_eq!(params["required"], serde_json::json!(["limit", "path"]));
 //! assert_eq!(params["properties"]["limit"]["type"], serde_json::json!(["integer", "null"]));
 //!
 //! // The model answers with `null` for the optional field; the reverse
