@@ -55,6 +55,7 @@ extern crate self as toolprism;
 pub mod card;
 mod content;
 mod context;
+pub mod dialect;
 mod error;
 mod guard;
 pub mod log;

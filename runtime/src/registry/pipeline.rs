@@ -48,6 +48,7 @@ use super::entry::Entry;
 use crate::card::{CallCard, ResultCard};
 use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
+use crate::dialect::{Dialect, restore_arguments};
 use crate::error::{ErrorCode, ErrorInfo};
 use crate::guard::{cap, discard, guard, guard_future};
 use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
@@ -297,7 +298,7 @@ impl<T: Tool> Run<'_, T> {
     #[inline]
     fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
         self.enter(Phase::ParseArguments);
-        read_arguments::<T>(&self.entry.compiled, raw)
+        read_arguments::<T>(&self.entry.compiled, raw, self.options.dialect)
     }
 
     #[inline]
@@ -803,6 +804,7 @@ pub(super) fn publish(
 pub(crate) fn read_arguments<T: Tool>(
     compiled: &Compiled,
     raw: RawArgs<'_>,
+    dialect: Option<Dialect>,
 ) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
     let json = match raw {
         RawArgs::Refused(error) => return Err((Value::String(too_deep_input()), error)),
@@ -834,6 +836,10 @@ pub(crate) fn read_arguments<T: Tool>(
     if !json.is_object() {
         return Err((json, invalid_args("\"arguments\" must be a JSON object")));
     }
+    let json = match dialect {
+        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
+        None => json,
+    };
     if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
         return Err((json, invalid_args(&message)));
     }
