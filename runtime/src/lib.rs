@@ -54,6 +54,8 @@ extern crate self as toolprism;
 
 pub mod card;
 mod content;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod log;
 pub mod lossless;
 mod policy;
