@@ -202,8 +202,9 @@ fn every_card_type_shows_its_key_facts() {
     has("added", "port = 9090");
     has("added", "# Plan");
     has("added", "- tests for remove");
-    // The write's call card (what it proposes) and result card (what it did).
-    assert_eq!(f["newFile"], 2, "{f}");
+    // The write's result: a new file. Its call card proposed the same
+    // diff, so the page draws it once.
+    assert_eq!(f["newFile"], 1, "{f}");
     assert!(
         strings("hunks").iter().all(|h| h.starts_with("@@ -")),
         "{f}"
@@ -304,10 +305,11 @@ fn a_screenshot_of_the_showcase_session_is_saved_under_target() {
     let top = dir.join("showcase-top.png");
     let _ = std::fs::remove_file(&full);
     let _ = std::fs::remove_file(&top);
+    // The top: header, then read, errors, search, terminal cards.
     let open = Open {
         width: 1200,
-        height: 1500,
-        scale: 2,
+        height: 2300,
+        scale: 1.5,
         ..Open::default()
     };
     let run = browser().run(

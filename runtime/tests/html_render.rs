@@ -99,9 +99,21 @@ fn generic_call_card_shows_kind_icon_title_input_locations_and_content() {
         "{html}"
     );
     assert!(html.contains("<dt>limit</dt><dd><code class=\"lit\">5</code></dd>"));
-    assert!(html.contains("&quot;x&quot;: ["), "{html}");
+    assert!(html.contains("\"x\": ["), "{html}");
     assert!(html.contains("<pre>a\nb</pre>"), "{html}");
     assert!(html.contains("<pre>note</pre>"));
+    // A few short scalars fit on one line.
+    let short = CallCard::generic(
+        "Read",
+        Some(ToolKind::Read),
+        Some(json!({"path": "src/lib.rs", "offset": 1, "all": true})),
+    );
+    let html = html::call_card(&short);
+    assert!(html.contains("<span class=\"arg\"><span class=\"k\">path</span> <code class=\"s\">src/lib.rs</code></span>"), "{html}");
+    assert!(html.contains(
+        "<span class=\"arg\"><span class=\"k\">all</span> <code class=\"lit\">true</code></span>"
+    ));
+    assert!(!html.contains("<dl"));
     // Every kind has its own icon.
     for kind in ToolKind::ALL {
         let card = CallCard::generic("t", Some(kind), None);
@@ -471,11 +483,12 @@ fn generic_result_shows_content_and_images_as_placeholders() {
 
 const PAYLOAD: &str =
     "<script>window.__pwned=1</script><img src=x onerror=\"alert(2)\">'&</textarea>";
-const ESCAPED: &str = "&lt;script&gt;window.__pwned=1&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;&#39;&amp;&lt;/textarea&gt;";
+/// The payload as element text: markup escaped, quotes plain.
+const ESCAPED: &str = "&lt;script&gt;window.__pwned=1&lt;/script&gt;&lt;img src=x onerror=\"alert(2)\"&gt;'&amp;&lt;/textarea&gt;";
 
 /// No raw markup from the payload survives; its escaped form is there.
 fn assert_escaped(what: &str, html: &str) {
-    for raw in ["<script>window", "<img", "onerror=\"", "</textarea", "'&<"] {
+    for raw in ["<script>window", "<img", "</textarea", "'&<"] {
         assert!(!html.contains(raw), "{what}: {raw:?} got through:\n{html}");
     }
     // Whole, or JSON-encoded (its quotes backslashed) inside pretty JSON.
@@ -838,14 +851,8 @@ fn the_page_escapes_ids_names_codes_arguments_meta_content_problems_and_title() 
         assert!(page.contains(&escaped), "{what} is not escaped:\n{page}");
     }
     // Arguments and meta as pretty JSON text; arguments that are not JSON as sent.
-    assert!(
-        page.contains("&quot;a&quot;: &quot;&lt;script&gt;"),
-        "{page}"
-    );
-    assert!(
-        page.contains("&quot;m&quot;: &quot;&lt;script&gt;"),
-        "{page}"
-    );
+    assert!(page.contains("\"a\": \"&lt;script&gt;"), "{page}");
+    assert!(page.contains("\"m\": \"&lt;script&gt;"), "{page}");
     assert!(
         page.contains(&format!(
             "<div class=\"lbl\">arguments</div><div class=\"tx json\"><pre>{ESCAPED}</pre>"
@@ -984,7 +991,7 @@ fn truncation_by_the_page_is_always_said() {
         "the page's cut"
     );
     assert!(html.contains("20,000 shown of 30,000"), "the card's cut");
-    assert!(html.contains("4,984 more lines"), "the fold");
+    assert!(html.contains("4,992 more paths"), "the fold");
 }
 
 // ---------------------------------------------------------------------------

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::diff::{self, Line};
 use super::text::{
-    after_line, bytes, escape, escape_fmt, line_count, plural, says_timed_out, thousands,
+    after_line, bytes, escape, escape_attr, escape_fmt, line_count, plural, says_timed_out,
+    thousands,
 };
 use crate::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, Location,
@@ -19,8 +20,19 @@ use crate::card::{
 };
 use crate::content::ContentBlock;
 
-/// Lines of a body shown before the rest is folded under "N more lines".
+/// A body of up to this many lines or rows is shown whole; a longer one
+/// shows its first rows and folds the rest under "N more …".
 pub(crate) const PREVIEW_LINES: usize = 16;
+/// Rows of a long search card shown before its fold.
+const SEARCH_HEAD_ROWS: usize = 8;
+/// A read window is shown whole up to this many lines…
+const READ_WHOLE_ROWS: usize = 40;
+/// …else its first lines this many.
+const READ_HEAD_ROWS: usize = 20;
+/// A diff is shown whole up to this many rows (hunk headers included)…
+const DIFF_WHOLE_ROWS: usize = 40;
+/// …else its first rows this many.
+const DIFF_HEAD_ROWS: usize = 24;
 /// Bytes of text drawn per body; the rest is said, not drawn.
 pub(crate) const MAX_TEXT_BYTES: usize = 256 * 1024;
 /// Rows drawn per table (numbered lines, matches, paths, diff lines).
@@ -102,12 +114,25 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard) {
             locations,
         }) => {
             let start = out.len();
-            if locations.as_ref().is_some_and(|l| !l.is_empty()) {
+            // A few short scalar arguments fit on one line, with the locations.
+            let inline = raw_input.as_ref().and_then(Value::as_object).filter(|map| {
+                !map.is_empty()
+                    && map.len() <= 8
+                    && map.iter().all(|(key, value)| is_short(key, value))
+            });
+            if locations.as_ref().is_some_and(|l| !l.is_empty()) || inline.is_some() {
                 out.push_str("<div class=\"facts\">");
                 locations_list(out, locations.as_deref());
+                for (key, value) in inline.into_iter().flatten() {
+                    out.push_str("<span class=\"arg\"><span class=\"k\">");
+                    line_text(out, key);
+                    out.push_str("</span> ");
+                    scalar(out, value);
+                    out.push_str("</span>");
+                }
                 out.push_str("</div>");
             }
-            if let Some(input) = raw_input {
+            if let Some(input) = raw_input.as_ref().filter(|_| inline.is_none()) {
                 input_block(out, input);
             }
             if let Some(content) = content {
@@ -366,7 +391,7 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
                 line_text(out, title);
                 out.push_str("</span>");
             }
-            None if matches!(card, ResultCard::Generic(_)) => {
+            None if matches!(card, ResultCard::Generic(_)) && cx.error_code.is_none() => {
                 out.push_str("<span class=\"ttl muted\">result</span>");
             }
             None => {}
@@ -411,7 +436,7 @@ fn result_facts(out: &mut String, card: &ResultCard, cx: &ResultContext<'_>) {
         ResultCard::Search(s) => search_count(out, s),
         ResultCard::Read(r) => {
             out.push_str("<span class=\"win\" title=\"");
-            escape(out, &window_label(r));
+            escape_attr(out, &window_label(r));
             out.push_str("\"><span class=\"bar\"><span style=\"");
             let total = r.total_lines.max(1) as f64;
             let first = r.offset.saturating_sub(1) as f64;
@@ -609,8 +634,17 @@ fn search_body(out: &mut String, s: &SearchResult) {
             if files.is_empty() {
                 out.push_str("<p class=\"none\">no matches</p>");
             }
+            // One fold for the whole body: past the fold point, the rest
+            // of the file and every later file are under it.
+            let total = s.shape().shown();
+            let fold_at = fold_point(total, PREVIEW_LINES, SEARCH_HEAD_ROWS);
+            let mut fold_label_at = None;
             let mut rows = 0usize;
-            for (i, file) in files.iter().enumerate() {
+            let mut stopped = None;
+            'files: for (i, file) in files.iter().enumerate() {
+                if rows >= fold_at && fold_label_at.is_none() {
+                    open_fold(out, &mut fold_label_at);
+                }
                 out.push_str("<div class=\"file\"><div class=\"fh\"><code class=\"path\">");
                 line_text(out, &file.path);
                 out.push_str("</code>");
@@ -619,37 +653,53 @@ fn search_body(out: &mut String, s: &SearchResult) {
                     "muted",
                     &plural(file.matches.len() as u64, "match", "matches"),
                 );
-                out.push_str("</div>");
-                let mut table = Table::new(out, "src");
-                let mut stopped = None;
+                out.push_str("</div><table class=\"src\">");
+                out.push_str(Table::columns("src"));
                 for (j, m) in file.matches.iter().enumerate() {
                     if !budget.take_row(m.line.len()) {
-                        stopped = Some(j);
-                        break;
+                        out.push_str("</table></div>");
+                        stopped = Some((i, j));
+                        break 'files;
                     }
-                    let row = table.row(rows);
-                    row.push_str("<tr><td class=\"n\">");
-                    row.push_str(&m.line_number.to_string());
-                    row.push_str("</td><td class=\"x\">");
-                    line_text(row, &m.line);
-                    row.push_str("</td></tr>");
+                    if rows == fold_at && fold_label_at.is_none() {
+                        out.push_str("</table></div>");
+                        open_fold(out, &mut fold_label_at);
+                        out.push_str("<div class=\"file\"><table class=\"src\">");
+                        out.push_str(Table::columns("src"));
+                    }
+                    out.push_str("<tr><td class=\"n\">");
+                    out.push_str(&m.line_number.to_string());
+                    out.push_str("</td><td class=\"x\">");
+                    line_text(out, &m.line);
+                    out.push_str("</td></tr>");
                     rows += 1;
                 }
-                table.finish(rows);
-                out.push_str("</div>");
-                if let Some(j) = stopped {
-                    let left_here = file.matches.len() - j;
-                    let left_after: usize = files[i + 1..].iter().map(|f| f.matches.len()).sum();
-                    not_drawn(out, left_here + left_after, "match", "matches");
-                    break;
-                }
+                out.push_str("</table></div>");
+            }
+            if let Some(at) = fold_label_at {
+                out.push_str("</details>");
+                let label = plural(
+                    rows.saturating_sub(fold_at) as u64,
+                    "more match",
+                    "more matches",
+                );
+                out.insert_str(at, &label);
+            }
+            if let Some((i, j)) = stopped {
+                let left: usize = files[i].matches.len() - j
+                    + files[i + 1..]
+                        .iter()
+                        .map(|f| f.matches.len())
+                        .sum::<usize>();
+                not_drawn(out, left, "match", "matches");
             }
         }
         SearchShape::Paths(paths) => {
             if paths.is_empty() {
                 out.push_str("<p class=\"none\">no paths</p>");
             }
-            let mut table = Table::new(out, "src paths");
+            let fold_at = fold_point(paths.len(), PREVIEW_LINES, SEARCH_HEAD_ROWS);
+            let mut table = Table::new(out, "src paths", fold_at, ("path", "paths"));
             let mut stopped = None;
             for (i, path) in paths.iter().enumerate() {
                 if !budget.take_row(path.len()) {
@@ -690,7 +740,8 @@ fn read_body(out: &mut String, r: &ReadResult) {
         out.push_str("<p class=\"none\">no lines in this window</p>");
     }
     if !r.lines.is_empty() {
-        let mut table = Table::new(out, "src");
+        let fold_at = fold_point(r.lines.len(), READ_WHOLE_ROWS, READ_HEAD_ROWS);
+        let mut table = Table::new(out, "src", fold_at, ("line", "lines"));
         let mut stopped = None;
         for (i, line) in r.lines.iter().enumerate() {
             if !budget.take_row(line.text.len()) {
@@ -775,16 +826,33 @@ fn not_drawn(out: &mut String, n: usize, one: &str, many: &str) {
     out.push_str("</p>");
 }
 
-/// A table whose rows after [`PREVIEW_LINES`] fold under "N more".
+/// Where a body of `total` rows folds: nowhere when it is short (up to
+/// [`PREVIEW_LINES`], or `whole` when larger), else after `head` rows.
+fn fold_point(total: usize, whole: usize, head: usize) -> usize {
+    if total <= whole.max(PREVIEW_LINES) {
+        usize::MAX
+    } else {
+        head
+    }
+}
+
+/// A table whose rows from `fold_at` on fold under "N more …".
 struct Table<'o> {
     out: &'o mut String,
     class: &'static str,
+    fold_at: usize,
+    unit: (&'static str, &'static str),
     /// Where the fold's label goes, once the fold is open.
     fold_label_at: Option<usize>,
 }
 
 impl<'o> Table<'o> {
-    fn new(out: &'o mut String, class: &'static str) -> Self {
+    fn new(
+        out: &'o mut String,
+        class: &'static str,
+        fold_at: usize,
+        unit: (&'static str, &'static str),
+    ) -> Self {
         out.push_str("<table class=\"");
         out.push_str(class);
         out.push_str("\">");
@@ -792,6 +860,8 @@ impl<'o> Table<'o> {
         Table {
             out,
             class,
+            fold_at,
+            unit,
             fold_label_at: None,
         }
     }
@@ -808,10 +878,10 @@ impl<'o> Table<'o> {
         }
     }
 
-    /// The buffer to write row `index` (0-based, counted over the whole
-    /// body) into; opens the fold at the first row past the preview.
+    /// The buffer to write row `index` (0-based) into; opens the fold at
+    /// the fold point.
     fn row(&mut self, index: usize) -> &mut String {
-        if index == PREVIEW_LINES && self.fold_label_at.is_none() {
+        if index == self.fold_at && self.fold_label_at.is_none() {
             self.out
                 .push_str("</table><details class=\"more\"><summary>");
             self.fold_label_at = Some(self.out.len());
@@ -829,14 +899,22 @@ impl<'o> Table<'o> {
         if let Some(at) = self.fold_label_at {
             self.out.push_str("</details>");
             // The count is known only now; nothing before `at` moved.
+            let (one, many) = self.unit;
             let label = plural(
-                rows.saturating_sub(PREVIEW_LINES) as u64,
-                "more line",
-                "more lines",
+                rows.saturating_sub(self.fold_at) as u64,
+                &format!("more {one}"),
+                &format!("more {many}"),
             );
             self.out.insert_str(at, &label);
         }
     }
+}
+
+/// Opens a fold: `<details>` whose label is written at `label_at` later.
+fn open_fold(out: &mut String, label_at: &mut Option<usize>) {
+    out.push_str("<details class=\"more\"><summary>");
+    *label_at = Some(out.len());
+    out.push_str("</summary>");
 }
 
 /// Lines of a long text shown before its fold.
@@ -962,22 +1040,39 @@ fn input_block(out: &mut String, input: &Value) {
         line_text(out, key);
         out.push_str("</dt><dd>");
         match value {
-            Value::String(s) if s.len() <= 200 && !s.contains('\n') => {
-                out.push_str("<code class=\"s\">");
-                line_text(out, s);
-                out.push_str("</code>");
-            }
-            Value::String(s) => text_block(out, "json", s),
-            Value::Number(_) | Value::Bool(_) | Value::Null => {
-                out.push_str("<code class=\"lit\">");
-                out.push_str(&value.to_string());
-                out.push_str("</code>");
-            }
+            Value::String(s) if s.len() > 200 || s.contains('\n') => text_block(out, "json", s),
             Value::Array(_) | Value::Object(_) => json_block(out, value),
+            _ => scalar(out, value),
         }
         out.push_str("</dd>");
     }
     out.push_str("</dl>");
+}
+
+/// Whether an argument fits on a line: a short key and a number, a
+/// boolean, null or a short one-line string.
+fn is_short(key: &str, value: &Value) -> bool {
+    key.len() <= 40
+        && match value {
+            Value::String(s) => s.len() <= 80 && !s.contains('\n'),
+            Value::Number(_) | Value::Bool(_) | Value::Null => true,
+            Value::Array(_) | Value::Object(_) => false,
+        }
+}
+
+/// A scalar argument: a string as its text, anything else as JSON.
+fn scalar(out: &mut String, value: &Value) {
+    match value {
+        Value::String(s) => {
+            out.push_str("<code class=\"s\">");
+            line_text(out, s);
+        }
+        other => {
+            out.push_str("<code class=\"lit\">");
+            line_text(out, &other.to_string());
+        }
+    }
+    out.push_str("</code>");
 }
 
 /// A JSON value, pretty-printed as text.
@@ -1042,9 +1137,10 @@ fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
         if d.unaligned {
             out.push_str("<p class=\"cut\">Too large to align line by line: the changed part is shown as removed, then added.</p>");
         }
-        let mut table = Table::new(out, "diff");
-        let mut budget = Budget::new();
         let total: usize = d.hunks.iter().map(|h| h.lines.len() + 1).sum();
+        let fold_at = fold_point(total, DIFF_WHOLE_ROWS, DIFF_HEAD_ROWS);
+        let mut table = Table::new(out, "diff", fold_at, ("diff line", "diff lines"));
+        let mut budget = Budget::new();
         let mut rows = 0usize;
         let mut stopped = false;
         'hunks: for hunk in &d.hunks {

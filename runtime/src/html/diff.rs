@@ -70,11 +70,11 @@ pub(crate) fn diff<'a>(old: &'a str, new: &'a str) -> Diff<'a> {
     let (mid_a, mid_b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
 
     let mut ops: Vec<Line<'a>> = Vec::with_capacity(a.len().max(b.len()) + 1);
-    for i in 0..prefix {
+    for (i, text) in a[..prefix].iter().enumerate() {
         ops.push(Line::Same {
             old: i + 1,
             new: i + 1,
-            text: a[i],
+            text,
         });
     }
     let cells = (mid_a.len() + 1).saturating_mul(mid_b.len() + 1);
@@ -271,8 +271,10 @@ mod tests {
 
     #[test]
     fn far_apart_changes_make_two_hunks_and_insertions_align() {
-        let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
-        let new = old.replace("2\n", "2\nnew\n").replace("18\n", "");
+        let old: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let new = old
+            .replace("line 2\n", "line 2\nnew\n")
+            .replace("line 18\n", "");
         let d = diff(&old, &new);
         assert_eq!(d.hunks.len(), 2, "{}", render(&d));
         assert_eq!((d.added, d.removed), (1, 1));
@@ -286,7 +288,7 @@ mod tests {
             (1, 5, 1, 6)
         );
         assert!(render(&d).contains("+3 new\n"));
-        assert!(render(&d).contains("-18 18\n"));
+        assert!(render(&d).contains("-18 line 18\n"));
     }
 
     #[test]

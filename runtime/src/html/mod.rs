@@ -120,7 +120,7 @@ pub fn call_card(card: &CallCard) -> String {
 /// let card = ResultCard::Search(SearchResult::paths(paths, 243).unwrap());
 /// let html = toolprism::html::result_card(&card);
 /// assert!(html.contains("100 shown of 243"));
-/// assert!(html.contains("84 more lines")); // 16 shown, the rest folded
+/// assert!(html.contains("92 more paths")); // 8 shown, the rest folded
 /// ```
 pub fn result_card(card: &ResultCard) -> String {
     let mut out = String::new();

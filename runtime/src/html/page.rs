@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::cards::{self, ResultContext, chip, icon, line_text, text_block};
 use super::csp;
-use super::text::{escape, plural, thousands};
-use crate::card::ResultCard;
+use super::text::{escape, escape_attr, plural, thousands};
+use crate::card::{CallCard, ResultCard};
 use crate::replay::{ReplayProblem, ReplayProblemKind, Replayed, ReplayedEntry};
 
 /// Indentation levels drawn; deeper calls are drawn at this level and say
@@ -240,7 +240,7 @@ pub(crate) fn session_page(session: &Session<'_>) -> String {
 fn head(out: &mut String, session: &Session<'_>) {
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
-    escape(out, &csp::policy());
+    escape_attr(out, &csp::policy());
     out.push_str("\"><meta name=\"referrer\" content=\"no-referrer\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     out.push_str("<meta name=\"generator\" content=\"toolprism ");
@@ -490,7 +490,13 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
         out.push_str("<p class=\"cut\">Its parent calls form a loop (a corrupt log): drawn at the top level.</p>");
     }
     let start = out.len();
-    cards::call_body(out, &entry.call_card);
+    match (&entry.call_card, &entry.result_card) {
+        // A diff call whose result is the same diff: drawn once, below.
+        (CallCard::Diff(call), Some(ResultCard::Diff(result))) if call.diffs == result.diffs => {
+            out.push_str("<p class=\"none\">The change it proposed is the one drawn in its result below.</p>");
+        }
+        (card, _) => cards::call_body(out, card),
+    }
     if out.len() > start {
         out.insert_str(start, "<div class=\"callbody\">");
         out.push_str("</div>");
@@ -524,8 +530,14 @@ fn raw(out: &mut String, entry: &ReplayedEntry) {
     out.push_str(" · id <code>");
     line_text(out, &entry.call_id);
     out.push_str("</code></summary><div class=\"lbl\">arguments</div>");
-    match serde_json::from_str::<serde_json::Value>(&entry.arguments) {
-        Ok(value) if !cards::depth_exceeds(&value, 128) => {
+    let parsed = serde_json::from_str::<serde_json::Value>(&entry.arguments).ok();
+    let shown_above = match (&entry.call_card, &parsed) {
+        (CallCard::Generic(card), Some(args)) => card.raw_input.as_ref() == Some(args),
+        _ => false,
+    };
+    match parsed {
+        _ if shown_above => out.push_str("<p class=\"none\">the call card's input, above</p>"),
+        Some(value) if !cards::depth_exceeds(&value, 128) => {
             let pretty =
                 serde_json::to_string_pretty(&value).unwrap_or_else(|_| entry.arguments.clone());
             text_block(out, "json", &pretty);

@@ -4,21 +4,30 @@
 
 use std::fmt::Write;
 
-/// Appends `text` to `out` with `&`, `<`, `>`, `"` and `'` escaped: safe in
-/// element content and in quoted attribute values alike.
+/// Appends `text` to `out` as element content: `&`, `<` and `>` escaped,
+/// which is all a text node needs (quotes are plain text there).
 pub(crate) fn escape(out: &mut String, text: &str) {
-    let bytes = text.as_bytes();
+    escape_with(out, text, false);
+}
+
+/// Appends `text` to `out` as a quoted attribute's value: `&`, `<`, `>`,
+/// `"` and `'` escaped.
+pub(crate) fn escape_attr(out: &mut String, text: &str) {
+    escape_with(out, text, true);
+}
+
+fn escape_with(out: &mut String, text: &str, quotes: bool) {
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    for (i, b) in text.bytes().enumerate() {
         let entity = match b {
             b'&' => "&amp;",
             b'<' => "&lt;",
             b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
+            b'"' if quotes => "&quot;",
+            b'\'' if quotes => "&#39;",
             _ => continue,
         };
-        // The five bytes are ASCII, so `i` is a char boundary.
+        // The escaped bytes are ASCII, so `i` is a char boundary.
         out.push_str(&text[start..i]);
         out.push_str(entity);
         start = i + 1;
@@ -31,7 +40,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -88,16 +97,12 @@ pub(crate) fn line_count(text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    let newlines = memchr_count(text.as_bytes(), b'\n');
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
     if text.ends_with('\n') {
         newlines
     } else {
         newlines + 1
     }
-}
-
-fn memchr_count(bytes: &[u8], needle: u8) -> usize {
-    bytes.iter().filter(|&&b| b == needle).count()
 }
 
 /// Byte offset just past the `n`th newline of `text`, or `None` when it has
@@ -145,11 +150,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_the_five_and_keeps_the_rest() {
-        let mut out = String::new();
-        escape(&mut out, "<a href=\"x\">'&'</a> é ✓");
+    fn escapes_markup_in_text_and_quotes_too_in_attributes() {
+        let mut text = String::new();
+        escape(&mut text, "<a href=\"x\">'&'</a> é ✓");
+        assert_eq!(text, "&lt;a href=\"x\"&gt;'&amp;'&lt;/a&gt; é ✓");
+        let mut attr = String::new();
+        escape_attr(&mut attr, "<a href=\"x\">'&'</a> é ✓");
         assert_eq!(
-            out,
+            attr,
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt; é ✓"
         );
     }

@@ -9,6 +9,8 @@ browser and the driver.
 Request: {"url", "javascript": bool, "bypass_csp": bool, "steps": [...]}
 Steps:   {"eval": "<js expression>"}
          {"click": "<selector>", "until": "<js expression>"}   -> {"ms": elapsed}
+           (a mouse click at the element's centre; elapsed until `until`
+           holds and the next frame is drawn)
          {"screenshot": "<path>", "full_page": bool}
 """
 
@@ -29,6 +31,8 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))"
 
 # Runs before any page script: keeps every CSP violation for the test.
 RECORD_CSP = """
@@ -74,13 +78,25 @@ def handle(browser, request):
             if "eval" in step:
                 results.append(page.evaluate(step["eval"]))
             elif "click" in step:
+                # A real mouse click at the element's centre, timed from the
+                # click to the state it should reach and the frame after it.
+                target = page.locator(step["click"]).first
+                target.scroll_into_view_if_needed()
+                page.evaluate(NEXT_FRAME)
+                box = target.bounding_box()
                 start = time.perf_counter()
-                page.click(step["click"])
+                page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
                 if step.get("until"):
                     page.wait_for_function(step["until"], polling="raf")
+                page.evaluate(NEXT_FRAME)
                 results.append({"ms": (time.perf_counter() - start) * 1000})
             elif "screenshot" in step:
-                page.screenshot(path=step["screenshot"], full_page=step.get("full_page", False))
+                full = step.get("full_page", False)
+                # A whole page is drawn as for print: calls off screen are
+                # skipped by `content-visibility: auto` otherwise.
+                page.emulate_media(media="print" if full else "screen")
+                page.screenshot(path=step["screenshot"], full_page=full)
+                page.emulate_media(media="screen")
                 results.append(step["screenshot"])
             else:
                 raise ValueError("unknown step: %r" % (step,))

@@ -19,7 +19,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
@@ -100,7 +100,7 @@ pub struct Open {
     pub width: u32,
     pub height: u32,
     /// The device pixel ratio (2 for a sharp screenshot).
-    pub scale: u32,
+    pub scale: f64,
 }
 
 impl Default for Open {
@@ -110,7 +110,7 @@ impl Default for Open {
             bypass_csp: false,
             width: 1280,
             height: 900,
-            scale: 1,
+            scale: 1.0,
         }
     }
 }
