@@ -1226,3 +1226,52 @@ fn the_renderer_never_switches_on_a_tool_name() {
     }
     let _ = Value::Null;
 }
+
+#[test]
+fn write_session_survives_deep_huge_and_broken_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hostile.jsonl");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let huge = "y\n".repeat(5 << 20); // 10 MB of content
+    let mut text = String::new();
+    // Arguments nested 100,000 deep (no parser reads them: shown as sent, cut).
+    text.push_str(
+        &json!({"type": "tool/call", "callId": "deep", "name": "x", "arguments": deep}).to_string(),
+    );
+    text.push('\n');
+    text.push_str(&json!({"type": "tool/result", "callId": "deep", "content": [{"type": "text", "text": huge}], "isError": false}).to_string());
+    text.push('\n');
+    // Meta nested past what serde_json reads: a corrupt line, reported.
+    text.push_str(&format!(
+        r#"{{"type":"tool/result","callId":"deep","content":[],"isError":false,"meta":{deep}}}"#
+    ));
+    text.push('\n');
+    // Control characters and a NUL in text.
+    text.push_str(&json!({"type": "tool/call", "callId": "ctl", "name": "x\u{0}\u{1b}[31m", "arguments": "{}"}).to_string());
+    text.push('\n');
+    let mut bytes = text.into_bytes();
+    // A line that is not UTF-8.
+    bytes.extend_from_slice(b"{\"type\":\"tool/call\",\"callId\":\"\xff\xfe\"}\n");
+    std::fs::write(&log, &bytes).unwrap();
+    let out = dir.path().join("hostile.html");
+    let counts = html::write_session(&log, &Registry::builder().build().unwrap(), &out).unwrap();
+    assert_eq!(counts.calls, 2, "{counts:?}");
+    assert_eq!(counts.problems, 2, "{counts:?}");
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        page.len() < 2 << 20,
+        "the page stays small: {} bytes",
+        page.len()
+    );
+    let at = page.find("more lines").expect("a fold");
+    assert!(
+        page.contains("5,242,864 more lines"),
+        "{}",
+        &page[at - 40..at + 20]
+    );
+    assert!(page.contains("more here not drawn"), "the cut is said");
+    assert!(
+        page.contains("x\u{0}\u{1b}[31m"),
+        "control characters are kept as text"
+    );
+}
