@@ -58,6 +58,8 @@ mod context;
 pub mod dialect;
 mod error;
 mod guard;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod log;
 pub mod lossless;
 mod path;
