@@ -3,7 +3,6 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{ItemImpl, Type};
 
 use crate::ast::{ExecParam, Input, Kind, Role};
@@ -56,17 +55,26 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
     let generic = !item.generics.params.is_empty();
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
 
-    let args_ty = tool.args_ty;
-    let value_ty = tool.value_ty;
+    // K6. A concrete tool names its types through `Checked<T, { check }>`:
+    // the check reports a missing bound once, at the user's type, and turns
+    // the type into an error so that rustc does not report it again against
+    // `Tool`'s bounds or where the tool is registered (see
+    // `runtime/src/__private/check.rs`). A generic tool's bounds are its
+    // own where clause: a constant cannot name its type parameters.
+    let checked = |ty: &dyn ToTokens, check: &str| {
+        if generic {
+            ty.to_token_stream()
+        } else {
+            let check = syn::Ident::new(check, Span::call_site());
+            quote!(#private::check::Checked<#ty, { #private::check::#check::<#ty>() }>)
+        }
+    };
+    let args_ty = checked(tool.args_ty, "args");
+    let value_ty = checked(tool.value_ty, "value");
     let meta_ty = match &tool.meta {
-        Some(meta) => meta.ty.to_token_stream(),
+        Some(meta) => checked(meta.ty, "meta"),
         None => quote!(#krate::NoMeta),
     };
-
-    // For a concrete tool, rustc checks the bounds of the three types through
-    // the spanned assertions below, which say what to derive. The same
-    // bounds on the impl are written with a vacuous `for<'_>` so that a type
-    // missing them makes the impl not apply instead of failing a second time.
     let bounds = if generic {
         quote!(#where_clause)
     } else {
@@ -74,35 +82,13 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
             let p = &w.predicates;
             quote!(#p,)
         });
-        let meta_bound = tool.meta.as_ref().map(|m| {
-            let ty = m.ty;
-            quote! {
-                for<'__toolprism> #ty: #private::serde::Serialize
-                    + #private::serde::de::DeserializeOwned
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-            }
-        });
+        let tool_ty = checked(self_ty, "tool");
         quote! {
             where
                 #predicates
-                for<'__toolprism> #self_ty: #private::core::marker::Send
+                #tool_ty: #private::core::marker::Send
                     + #private::core::marker::Sync
                     + 'static,
-                for<'__toolprism> #args_ty: #private::serde::de::DeserializeOwned
-                    + #private::schemars::JsonSchema
-                    + #private::core::clone::Clone
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-                for<'__toolprism> #value_ty: #private::serde::Serialize
-                    + #private::serde::de::DeserializeOwned
-                    + #private::schemars::JsonSchema
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-                #meta_bound
         }
     };
 
@@ -112,19 +98,6 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
         .projections
         .iter()
         .map(|p| projection(tool, p, &krate, &private));
-
-    let assertions = (!generic).then(|| {
-        let meta = tool.meta.as_ref().map(|m| {
-            let ty = m.ty;
-            quote_spanned!(ty.span()=> #private::assert_meta::<#ty>();)
-        });
-        quote! {
-            #private::assert_tool::<#self_ty>();
-            #private::assert_args::<#args_ty>();
-            #private::assert_value::<#value_ty>();
-            #meta
-        }
-    });
 
     let builtin = attrs.builtin.map(|span| {
         let register = quote_spanned!(span=> #private::register_builtin::<#self_ty>);
@@ -151,7 +124,6 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
                 #(#projections)*
             }
 
-            #assertions
             #builtin
         };
     }
