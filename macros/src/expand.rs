@@ -148,11 +148,12 @@ fn info(
         ),
     };
     let kind = syn::Ident::new(attrs.kind.unwrap_or("Other"), Span::call_site());
-    let (read_only, destructive, idempotent, open_world) = (
+    let (read_only, destructive, idempotent, open_world, blocking) = (
         attrs.read_only,
         attrs.destructive,
         attrs.idempotent,
         attrs.open_world,
+        attrs.blocking,
     );
     let timeout = match attrs.timeout_ms {
         Some(ms) => quote!(#private::core::option::Option::Some(
@@ -184,7 +185,7 @@ fn info(
                 },
                 timeout: #timeout,
                 spill: #spill,
-                blocking: false,
+                blocking: #blocking,
             }
         };
     }
@@ -223,16 +224,38 @@ fn execute(tool: &Tool<'_, '_>, krate: &TokenStream, private: &TokenStream) -> T
             Output = #private::core::result::Result<Self::Value, #krate::ToolError>,
         > + #private::core::marker::Send
     };
+    if !tool.blocking {
+        return quote! {
+            fn execute(
+                &self,
+                __args: Self::Args,
+                __cx: &#krate::ToolContext<'_>,
+            ) -> #output {
+                async move {
+                    let __value = #call;
+                    #result
+                }
+            }
+        };
+    }
+    // `blocking`: the registry runs `execute_blocking` on tokio's blocking
+    // pool; `execute` runs it inline, for whoever calls it directly.
     quote! {
+        fn execute_blocking(
+            &self,
+            __args: Self::Args,
+            __cx: &#krate::ToolContext<'_>,
+        ) -> #private::core::result::Result<Self::Value, #krate::ToolError> {
+            let __value = #call;
+            #result
+        }
+
         fn execute(
             &self,
             __args: Self::Args,
             __cx: &#krate::ToolContext<'_>,
         ) -> #output {
-            async move {
-                let __value = #call;
-                #result
-            }
+            async move { <Self as #krate::Tool>::execute_blocking(self, __args, __cx) }
         }
     }
 }
@@ -365,9 +388,27 @@ mod tests {
         }
     }
 
+    /// A blocking tool: a synchronous `execute`.
+    fn blocking_input() -> TokenStream {
+        quote! {
+            /// Count lines.
+            impl CountTool {
+                fn execute(args: CountArgs, cx: &ToolContext<'_>) -> ::core::result::Result<Count, ::std::io::Error> {
+                    todo!()
+                }
+                fn render(args: &CountArgs, value: &Count) -> ::std::vec::Vec<ContentBlock> {
+                    ::std::vec::Vec::new()
+                }
+            }
+        }
+    }
+
     /// The tokens the attribute adds after the user's impl block.
     fn generated(args: TokenStream) -> Vec<TokenTree> {
-        let input = input();
+        generated_for(args, input())
+    }
+
+    fn generated_for(args: TokenStream, input: TokenStream) -> Vec<TokenTree> {
         let skip = input.clone().into_iter().count();
         super::tool(args, input).into_iter().skip(skip).collect()
     }
@@ -402,6 +443,31 @@ mod tests {
         let mut bare = Vec::new();
         bare_prelude_names(&tokens, &mut bare);
         assert!(bare.is_empty(), "names relying on the prelude: {bare:?}");
+    }
+
+    #[test]
+    fn blocking_generates_execute_blocking_by_absolute_path() {
+        let tokens = generated_for(quote!(blocking), blocking_input());
+        let mut bare = Vec::new();
+        bare_prelude_names(&tokens, &mut bare);
+        assert!(bare.is_empty(), "names relying on the prelude: {bare:?}");
+        let text: TokenStream = tokens.into_iter().collect();
+        let text = text.to_string();
+        assert!(text.contains("fn execute_blocking"), "{text}");
+        assert!(text.contains("blocking : true"), "{text}");
+        assert!(
+            text.contains(
+                "< Self as :: toolprism :: Tool > :: execute_blocking (self , __args , __cx)"
+            ),
+            "execute runs execute_blocking inline: {text}"
+        );
+    }
+
+    #[test]
+    fn blocking_needs_a_synchronous_execute() {
+        let out = super::tool(quote!(blocking), input()).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("remove `async`"), "{out}");
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub(crate) struct Tool<'i, 'a> {
     /// The meta type, when `presentation_meta` exists.
     pub(crate) meta: Option<MetaType<'a>>,
     pub(crate) projections: Vec<Checked<'a>>,
+    /// `execute` is synchronous and `blocking` is set.
+    pub(crate) blocking: bool,
 }
 
 pub(crate) struct MetaType<'a> {
@@ -66,7 +68,7 @@ pub(crate) fn validate<'i, 'a>(
         }
     };
     let (args_ty, value_ty, err_ty) = match execute {
-        Some(execute) => check_execute(cx, execute),
+        Some(execute) => check_execute(cx, execute, attrs.blocking),
         None => (None, None, None),
     };
     let meta =
@@ -108,6 +110,7 @@ pub(crate) fn validate<'i, 'a>(
         err_ty,
         meta,
         projections,
+        blocking: attrs.blocking,
     })
 }
 
@@ -174,9 +177,16 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 fn check_execute<'a>(
     cx: &Ctxt,
     execute: &Execute<'a>,
+    blocking: bool,
 ) -> (Option<&'a Type>, Option<&'a Type>, Option<&'a Type>) {
     let f = execute.original;
     let sig = &f.sig;
+    if blocking && let Some(token) = &sig.asyncness {
+        cx.error_spanned_by(
+            token,
+            "a `blocking` tool's `execute` is a plain `fn`, run on tokio's blocking pool: remove `async` and call the blocking APIs directly (`std::fs`, `std::thread::sleep`, a synchronous client); or remove `blocking` and keep `async fn execute`, which must `.await` for a timeout or a cancellation to end it",
+        );
+    }
     if let Some(param) = ast::type_or_const_param(f) {
         cx.error_spanned_by(
             param,
