@@ -4,13 +4,13 @@
 //! spanned assertions in the expansion. Every problem is recorded in the
 //! [`Ctxt`]; none stops the others.
 
-use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Safety, Type};
 
 use crate::ast::{self, ExecParam, Execute, Input, Kind, Output};
 use crate::attr::Attrs;
 use crate::ctxt::Ctxt;
 use crate::names::{default_tool_name, tool_name_problem};
+use crate::pretty::pretty;
 use crate::purity::{self, Checked, Hints};
 
 /// A tool that passed every check: what expansion needs.
@@ -320,23 +320,4 @@ fn check_value_type<'a>(cx: &Ctxt, ty: &'a Type) -> Option<&'a Type> {
         }
         _ => Some(ty),
     }
-}
-
-/// Tokens as a human writes them: `Vec<String>`, not `Vec < String >`.
-pub(crate) fn pretty(tokens: impl ToTokens) -> String {
-    let text = tokens.to_token_stream().to_string();
-    let mut out = text
-        .replace(" : ", ": ")
-        .replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" < ", "<")
-        .replace("< ", "<")
-        .replace(" >", ">")
-        .replace("& ", "&")
-        .replace(" ,", ",")
-        .replace("' _", "'_");
-    if out.starts_with("::") {
-        out = out.trim_start().to_owned();
-    }
-    out
 }
