@@ -2,10 +2,10 @@
 //! `inventory`, and [`Registry::builtin`](crate::Registry::builtin) collects
 //! them, with no list kept by hand.
 
-use crate::registry::RegistryBuilder;
-use crate::tool::Tool;
+use crate::{RegistryBuilder, Tool};
 
 /// A `#[tool(builtin)]` tool, found by [`Registry::builtin`](crate::Registry::builtin).
+#[derive(Debug)]
 pub struct Builtin {
     /// The tool's name.
     pub name: &'static str,

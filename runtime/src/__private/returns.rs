@@ -1,9 +1,7 @@
 //! What `render`, the presenters and `execute`'s error type must be: each
 //! output passes through a function whose bound names what to return.
 
-use crate::card::{CallCard, ResultCard};
-use crate::content::ContentBlock;
-use crate::result::ToolError;
+use crate::{CallCard, ContentBlock, ResultCard, ToolError};
 
 /// What `render` returns.
 #[diagnostic::on_unimplemented(
