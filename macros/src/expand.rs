@@ -55,41 +55,11 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
     let generic = !item.generics.params.is_empty();
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
 
-    // K6. A concrete tool names its types through `Checked<T, { check }>`:
-    // the check reports a missing bound once, at the user's type, and turns
-    // the type into an error so that rustc does not report it again against
-    // `Tool`'s bounds or where the tool is registered (see
-    // `runtime/src/__private/check.rs`). A generic tool's bounds are its
-    // own where clause: a constant cannot name its type parameters.
-    let checked = |ty: &dyn ToTokens, check: &str| {
-        if generic {
-            ty.to_token_stream()
-        } else {
-            let check = syn::Ident::new(check, Span::call_site());
-            quote!(#private::check::Checked<#ty, { #private::check::#check::<#ty>() }>)
-        }
-    };
-    let args_ty = checked(tool.args_ty, "args");
-    let value_ty = checked(tool.value_ty, "value");
+    let args_ty = tool.args_ty.to_token_stream();
+    let value_ty = tool.value_ty.to_token_stream();
     let meta_ty = match &tool.meta {
-        Some(meta) => checked(meta.ty, "meta"),
+        Some(meta) => meta.ty.to_token_stream(),
         None => quote!(#krate::NoMeta),
-    };
-    let bounds = if generic {
-        quote!(#where_clause)
-    } else {
-        let predicates = where_clause.map(|w| {
-            let p = &w.predicates;
-            quote!(#p,)
-        });
-        let tool_ty = checked(self_ty, "tool");
-        quote! {
-            where
-                #predicates
-                #tool_ty: #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-        }
     };
 
     let info = info(attrs, tool, &krate, &private);
@@ -111,19 +81,70 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
         }
     });
 
-    quote! {
-        const _: () = {
+    let items = quote! {
+        #info
+        #execute
+        #(#projections)*
+    };
+    let plain = quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Tool for #self_ty #where_clause {
+            type Args = #args_ty;
+            type Value = #value_ty;
+            type Meta = #meta_ty;
+            #items
+        }
+    };
+    // K6. A concrete tool names its types through `Checked<T, { check }>`:
+    // the check reports a missing bound once, at the user's type, and turns
+    // the type into an error so that rustc does not report it again against
+    // `Tool`'s bounds or where the tool is registered (see
+    // `runtime/src/__private/check.rs`). The tool type is checked the same
+    // way in the where clause. A generic tool's bounds are its own where
+    // clause: a constant cannot name its type parameters. Rustdoc is shown
+    // the plain impl.
+    let tool_impl = if generic {
+        plain
+    } else {
+        let checked = |ty: &dyn ToTokens, check: &str| {
+            let check = syn::Ident::new(check, Span::call_site());
+            quote!(#private::check::Checked<#ty, { #private::check::#check::<#ty>() }>)
+        };
+        let checked_args = checked(&args_ty, "args");
+        let checked_value = checked(&value_ty, "value");
+        let checked_meta = match &tool.meta {
+            Some(meta) => checked(meta.ty, "meta"),
+            None => meta_ty,
+        };
+        let checked_tool = checked(self_ty, "tool");
+        let predicates = where_clause.map(|w| {
+            let p = &w.predicates;
+            quote!(#p,)
+        });
+        quote! {
+            #[cfg(not(doc))]
             #[automatically_derived]
-            impl #impl_generics #krate::Tool for #self_ty #bounds {
-                type Args = #args_ty;
-                type Value = #value_ty;
-                type Meta = #meta_ty;
-
-                #info
-                #execute
-                #(#projections)*
+            impl #krate::Tool for #self_ty
+            where
+                #predicates
+                #checked_tool: #private::core::marker::Send
+                    + #private::core::marker::Sync
+                    + 'static,
+            {
+                type Args = #checked_args;
+                type Value = #checked_value;
+                type Meta = #checked_meta;
+                #items
             }
 
+            #[cfg(doc)]
+            #plain
+        }
+    };
+
+    quote! {
+        const _: () = {
+            #tool_impl
             #builtin
         };
     }

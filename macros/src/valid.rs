@@ -1,7 +1,8 @@
 //! Checks the model against the compile-time contract: K1 (`execute` and
 //! `render` present, `execute`'s shape) and K9 (names) here, K2–K5 and K8
-//! in [`crate::purity`]; K6 and K7 are type checks rustc makes through
-//! spanned assertions in the expansion. Every problem is recorded in the
+//! in [`crate::purity`]; K6 and K7 are type checks rustc makes on the
+//! expansion, spanned at the user's types (`Checked<T, { check::args::<T>() }>`
+//! and the parameter casts, see `expand`). Every problem is recorded in the
 //! [`Ctxt`]; none stops the others.
 
 use syn::{GenericArgument, PathArguments, ReturnType, Safety, Type};
