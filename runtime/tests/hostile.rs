@@ -830,7 +830,7 @@ impl BlockingSleep {
 
 #[test]
 fn c5_tool_blocking_keeps_the_timeout() {
-    assert!(BlockingSleep::INFO.blocking);
+    const { assert!(BlockingSleep::INFO.blocking) };
     let registry = Registry::builder().tool(BlockingSleep).build().unwrap();
     let options = CallOptions::new().with_timeout(Duration::from_millis(100));
     // Timed inside the runtime: dropping a runtime waits for its blocking
