@@ -4,7 +4,7 @@
 //!   search root (`src/**/*.rs`); one without matches the file name at any
 //!   depth (`*.toml`). `*` never crosses a `/`; `**` does.
 //! - **Walk**: honours `.gitignore` and `.ignore` files inside the workspace
-//!   only, skips hidden files (see [`crate::walk`]); paths come back sorted.
+//!   only, skips hidden files; paths come back sorted.
 //!   The walk stops when the call is cancelled or times out.
 //! - **Value** [`GlobValue`]: `{root, paths, truncated}`, every path up to
 //!   [`MAX_PATHS`].

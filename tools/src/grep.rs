@@ -3,7 +3,7 @@
 //!
 //! - **Walk**: `.gitignore` (even outside a git repository), `.ignore` and
 //!   hidden files are skipped, as ripgrep does, and only ignore files inside
-//!   the workspace count (see [`crate::walk`]); binary files are skipped.
+//!   the workspace count; binary files are skipped.
 //!   Files are searched in path order, so results are stable. The walk and
 //!   the search stop when the call is cancelled or times out.
 //! - **Value** [`GrepValue`]: every match up to an acquisition cap of

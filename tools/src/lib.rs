@@ -21,7 +21,7 @@
 //!
 //! Each group is a feature, so a program pays only for what it uses:
 //!
-//! - `fs` (default): [`read`], [`grep`], [`glob`], [`edit`], [`write`], on
+//! - `fs` (default): [`read`], [`grep`], [`glob`], [`edit`], [`write`](mod@write), on
 //!   ripgrep's crates (`ignore`, `grep-regex`, `grep-searcher`, `globset`)
 //!   and `similar` for diffs.
 //! - `shell` (default): [`bash`] (Unix), on `libc`.

@@ -315,7 +315,7 @@ fn read_window(
         number += 1;
         // Counting the lines of a huge file takes a while: end it when the
         // call is over.
-        if number % 16_384 == 0 {
+        if number.is_multiple_of(16_384) {
             stop.check()?;
         }
         let in_window = number >= offset && number < offset.saturating_add(limit);

@@ -366,8 +366,7 @@ fn describe(action: &AuthAction<'_>) -> String {
         AuthAction::Transaction { operation } => format!("{operation:?} (a transaction)"),
         other => {
             let debug = format!("{other:?}");
-            let name = debug.split([' ', '{', '(']).next().unwrap_or("").to_owned();
-            name
+            debug.split([' ', '{', '(']).next().unwrap_or("").to_owned()
         }
     }
 }

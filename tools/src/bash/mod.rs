@@ -3,8 +3,8 @@
 //!
 //! - **Process**: stdin is closed. The command runs under a supervisor
 //!   process that keeps everything it starts in one tree, even what calls
-//!   `setsid`, double-forks or runs under `nohup … &` (see [`process`] for
-//!   what holds on Linux and elsewhere). When the command ends, on its own
+//!   `setsid`, double-forks or runs under `nohup … &` (see [what holds
+//!   where](#what-holds-where)). When the command ends, on its own
 //!   timeout, or when the call's future is dropped (a registry timeout or a
 //!   cancellation), every process of the tree gets `SIGKILL` and the tool
 //!   waits until none is left: the kill runs in `Drop`, synchronously, so it
@@ -26,6 +26,50 @@
 //! - `execute` is async and owns the process tree, so that dropping its
 //!   future kills the tree; the waiting is done by threads that read the
 //!   pipes, never by the runtime's workers.
+//!
+//! ## What holds where
+//!
+//! `bash -c <command>` is not the tool's child: its child is a small
+//! **supervisor**, forked before `exec`, which forks `bash` and then only
+//! reaps children until none is left. It writes the command's wait status
+//! to a pipe when the command ends and exits when the last process below it
+//! is gone. It runs nothing but a few system calls and holds no file
+//! descriptor but that pipe, so the output pipes close when the command's
+//! processes are gone.
+//!
+//! **Linux.** The supervisor makes itself a *child subreaper*
+//! (`prctl(PR_SET_CHILD_SUBREAPER)`, Linux 3.4+, no privileges needed): a
+//! process below it whose parent dies is re-parented to the supervisor, not
+//! to init. `setsid`, `nohup … &`, a double fork or a daemon therefore never
+//! leave the supervisor's tree. The kill reads `/proc`,
+//! finds every process below the supervisor, sends each `SIGKILL` (which
+//! cannot be caught or ignored) through a pidfd opened on exactly the
+//! process it saw (same pid and start time, so a recycled pid is never hit),
+//! and repeats until nothing is left below the supervisor; the supervisor
+//! then exits and is reaped. When the kill returns, no process the
+//! command started is running.
+//!
+//! - *Without privileges* this holds for every process that keeps the
+//!   caller's user id. A process that changes it (a set-user-id program
+//!   such as `sudo` or `ping`) cannot be signalled and survives.
+//! - *As root* (or with `CAP_KILL`) it holds for set-user-id programs too.
+//!
+//! Limits on any Linux: a command that keeps creating processes faster
+//! than they are killed for more than 5 seconds is left running; a command that kills the supervisor itself (its parent,
+//! `$PPID`) takes the subreaper away and what it started then goes to init;
+//! work handed to another daemon (cron, `at`, `systemd-run`, `ssh`) was
+//! never in the tree. Only an OS sandbox closes those (a container, or a
+//! PID namespace with its own `/proc`). This module uses no PID namespace
+//! or cgroup itself: a PID namespace needs privileges (or an unprivileged
+//! user namespace, which many systems disable), makes `bash` see other pids
+//! than `ps` and `/proc` show unless `/proc` is mounted again (more
+//! privileges), and a cgroup needs a delegated, writable cgroup tree,
+//! which a library cannot count on; the subreaper works for any user.
+//!
+//! **Other Unix (macOS, the BSDs).** There is no subreaper: the command and
+//! its supervisor run in their own process group, and the kill sends the
+//! group `SIGKILL` (and waits for the supervisor). A process that leaves the group (`setsid`, `setpgid`)
+//! escapes it.
 
 pub(crate) mod process;
 

@@ -9,35 +9,7 @@
 //! and holds no file descriptor but that pipe, so the output pipes close
 //! when the command's processes are gone.
 //!
-//! **Linux.** The supervisor makes itself a *child subreaper*
-//! (`prctl(PR_SET_CHILD_SUBREAPER)`, Linux 3.4+, no privileges needed): a
-//! process below it whose parent dies is re-parented to the supervisor, not
-//! to init. `setsid`, `nohup … &`, a double fork or a daemon therefore never
-//! leave the supervisor's tree. [`ProcessTree::kill_all`] reads `/proc`,
-//! finds every process below the supervisor, sends each `SIGKILL` (which
-//! cannot be caught or ignored) through a pidfd opened on exactly the
-//! process it saw (same pid and start time, so a recycled pid is never hit),
-//! and repeats until nothing is left below the supervisor; the supervisor
-//! then exits and is reaped. When `kill_all` returns, no process the
-//! command started is running. Limits: a process that changes its user id
-//! (a set-user-id program such as `sudo`) can only be killed by a caller
-//! allowed to signal it (root); a command that runs for longer than
-//! [`KILL_PATIENCE`] creating processes faster than they are killed is left
-//! running; a command that kills the supervisor itself (its parent,
-//! `$PPID`) takes the subreaper away and what it started then goes to init;
-//! work handed to another daemon (cron, `at`, `systemd-run`, `ssh`) was
-//! never in the tree. Only an OS sandbox closes those (a container, or a
-//! PID namespace with its own `/proc`). This module uses no PID namespace
-//! or cgroup itself: a PID namespace needs privileges (or an unprivileged
-//! user namespace, which many systems disable), makes `bash` see other pids
-//! than `ps` and `/proc` show unless `/proc` is mounted again (more
-//! privileges), and a cgroup needs a delegated, writable cgroup tree,
-//! which a library cannot count on; the subreaper works for any user.
-//!
-//! **Other Unix (macOS, the BSDs).** There is no subreaper: the command and
-//! its supervisor run in their own process group, and `kill_all` sends the
-//! group `SIGKILL`. A process that leaves the group (`setsid`, `setpgid`)
-//! escapes it.
+//! What this guarantees on each system is in the [`bash`](super) module docs.
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
