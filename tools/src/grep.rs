@@ -250,8 +250,11 @@ impl GrepTool {
             Some(glob) => {
                 let mut overrides = OverrideBuilder::new(&start);
                 let invalid = |e: ignore::Error| {
-                    ToolError::new(format!("the glob \"{glob}\" is not valid: {e}"))
-                        .with_code("INVALID_GLOB")
+                    ToolError::new(format!(
+                        "the glob \"{}\" is not valid: {e}",
+                        ellipsize(glob, 200)
+                    ))
+                    .with_code("INVALID_GLOB")
                 };
                 overrides.add(glob).map_err(invalid)?;
                 Some(overrides.build().map_err(invalid)?)

@@ -36,6 +36,8 @@ pub const NOT_FOUND: &str = "NOT_FOUND";
 /// symlink loop, `..` after a directory that does not exist).
 pub const INVALID_PATH: &str = "INVALID_PATH";
 
+/// The longest path accepted, in bytes (Linux's `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
 /// Most symlinks followed while resolving one path (Linux's own limit).
 const MAX_SYMLINKS: u32 = 40;
 
@@ -139,6 +141,13 @@ impl Workspace {
             )
             .with_code(INVALID_PATH));
         }
+        if path.len() > MAX_PATH_BYTES {
+            return Err(ToolError::new(format!(
+                "the path is {} bytes long; a path has at most {MAX_PATH_BYTES}",
+                path.len()
+            ))
+            .with_code(INVALID_PATH));
+        }
         if path.contains('\0') {
             return Err(ToolError::new("the path contains a NUL byte").with_code(INVALID_PATH));
         }
@@ -173,7 +182,7 @@ impl Workspace {
                     if links > MAX_SYMLINKS {
                         return Err(ToolError::new(format!(
                             "\"{}\" goes through more than {MAX_SYMLINKS} symlinks (a loop?)",
-                            path.escape_debug()
+                            quoted(path)
                         ))
                         .with_code(INVALID_PATH));
                     }
@@ -202,7 +211,7 @@ impl Workspace {
                 Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
                     return Err(ToolError::new(format!(
                         "\"{}\" goes through a file as if it were a directory",
-                        path.escape_debug()
+                        quoted(path)
                     ))
                     .with_code(match want {
                         Want::Existing => NOT_FOUND,
@@ -240,7 +249,7 @@ impl Workspace {
         match want {
             Want::Existing => Err(ToolError::new(format!(
                 "\"{}\" does not exist in the workspace; use glob to find the right path",
-                path.escape_debug()
+                quoted(path)
             ))
             .with_code(NOT_FOUND)),
             Want::ForWrite => {
@@ -251,7 +260,7 @@ impl Workspace {
                         PartKind::Up => {
                             return Err(ToolError::new(format!(
                                 "\"{}\" uses `..` after a directory that does not exist; write the path without it",
-                                path.escape_debug()
+                                quoted(path)
                             ))
                             .with_code(INVALID_PATH));
                         }
@@ -335,13 +344,19 @@ fn outside(path: &str, why: Why) -> ToolError {
     };
     ToolError::new(format!(
         "the path \"{}\" {how}; use a path inside the workspace, relative to its root (e.g. \"src/main.rs\")",
-        path.escape_debug()
+        quoted(path)
     ))
     .with_code(OUTSIDE_WORKSPACE)
 }
 
+/// The path as messages show it: escaped, and cut when long (a message
+/// never echoes a huge input).
+fn quoted(path: &str) -> String {
+    crate::text::ellipsize(&path.escape_debug().to_string(), 300)
+}
+
 fn cannot(path: &str, e: &io::Error) -> ToolError {
-    ToolError::new(format!("cannot resolve \"{}\": {e}", path.escape_debug()))
+    ToolError::new(format!("cannot resolve \"{}\": {e}", quoted(path)))
 }
 
 #[cfg(test)]
@@ -478,6 +493,26 @@ mod tests {
         symlink("loop2", ws.root().join("loop1")).unwrap();
         symlink("loop1", ws.root().join("loop2")).unwrap();
         assert_eq!(code(ws.resolve_existing("loop1")), INVALID_PATH);
+    }
+
+    #[test]
+    fn a_huge_path_is_refused_without_being_echoed() {
+        let (_d, ws) = setup();
+        let huge = "a/".repeat(500_000);
+        for r in [ws.resolve_existing(&huge), ws.resolve_for_write(&huge)] {
+            let e = r.unwrap_err();
+            assert!(e.message().len() < 1000, "{}", e.message().len());
+        }
+        assert_eq!(code(ws.resolve_existing(&huge)), INVALID_PATH);
+        // Long, but not too long: still answered without echoing it all.
+        let long = format!("{}missing", "../".repeat(1300));
+        let e = ws.resolve_existing(&long).unwrap_err();
+        assert_eq!(e.code().as_str(), OUTSIDE_WORKSPACE);
+        assert!(e.message().len() < 1000);
+        let long = format!("{}x", "b/".repeat(2000));
+        let e = ws.resolve_existing(&long).unwrap_err();
+        assert_eq!(e.code().as_str(), NOT_FOUND);
+        assert!(e.message().len() < 1000);
     }
 
     #[test]
