@@ -18,9 +18,9 @@ use std::sync::OnceLock;
 use html_support::{Open, Step, browser, file_url};
 use serde_json::Value;
 use toolprism::Registry;
-use toolprism_examples::tools::{
-    AcmeTicketTool, BashTool, EditTool, FlakyRenderTool, GlobTool, GrepTool, ReadTool,
-    SqlQueryTool, WebFetchTool, WriteTool,
+use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
+use toolprism_tools::{
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
@@ -64,7 +64,7 @@ fn showcase_page() -> &'static Path {
             .tool(BashTool::default())
             .tool(EditTool::default())
             .tool(WriteTool::default())
-            .tool(WebFetchTool)
+            .tool(WebFetchTool::new())
             .tool(SqlQueryTool::new(dir.join("unused.sqlite")))
             .tool(AcmeTicketTool::default())
             .tool(FlakyRenderTool)

@@ -3,9 +3,9 @@
 //! type, and for a `match` on anything but the card enums.
 
 use toolprism::Tool;
-use toolprism_examples::tools::{
-    AcmeTicketTool, BashTool, EditTool, FlakyRenderTool, GlobTool, GrepTool, ReadTool,
-    SqlQueryTool, WebFetchTool, WriteTool,
+use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
+use toolprism_tools::{
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
 
 const RENDERER: &str = include_str!("../src/terminal.rs");

@@ -7,6 +7,7 @@
 //! contract and collect every error in a `ctxt::Ctxt`, and `expand`
 //! generates the code, or, on error, `fallback` emits the errors next to
 //! the user's impl block.
+#![forbid(unsafe_code)]
 
 mod ast;
 mod attr;

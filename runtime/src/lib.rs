@@ -46,7 +46,7 @@
 //! assert_eq!(out.result_card().unwrap().tag(), "generic");
 //! # });
 //! ```
-
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 // Lets `#[tool]` expansions name `::toolprism` inside this crate too.

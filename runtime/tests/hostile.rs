@@ -888,6 +888,27 @@ fn c5_a_blocking_tool_times_out_on_time_on_both_runtime_flavours() {
     }
 }
 
+#[test]
+fn c5_a_dropped_call_cancels_its_blocking_body() {
+    let saw_cancel = Arc::new(AtomicUsize::new(0));
+    let registry = Registry::builder()
+        .tool(Sleeper {
+            saw_cancel: saw_cancel.clone(),
+        })
+        .build()
+        .unwrap();
+    let rt = runtime();
+    rt.block_on(async {
+        // The caller gives up on the call's future: no timeout, no token.
+        let call = registry.call(ToolCall::new("1", "sleeper", r#"{"n":400}"#));
+        let gave_up = tokio::time::timeout(Duration::from_millis(50), call).await;
+        assert!(gave_up.is_err(), "the call ended before the caller gave up");
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(saw_cancel.load(Ordering::SeqCst), 1);
+    rt.shutdown_background();
+}
+
 // ---------------------------------------------------------------------------
 // 6. Nested calls compose
 // ---------------------------------------------------------------------------

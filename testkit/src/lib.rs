@@ -12,6 +12,7 @@
 //! threads or processes (cargo-nextest) wait for one another instead of
 //! installing twice, and writes a `ready` marker last, so a set-up cut
 //! short is done again on the next run.
+#![forbid(unsafe_code)]
 
 use std::fs::{self, File};
 use std::io;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::database::{CUSTOMERS, build_customers};
 use crate::http_server::Server;
-use crate::workspace::Workspace;
+use toolprism_tools::Workspace;
 
 /// A unique string in a grep match the model never sees (match 200 of 243).
 pub const GREP_MARKER: &str = "GREP-VALUE-ONLY-200";
@@ -20,6 +20,7 @@ pub const EDIT_MARKER: &str = "APP-CONFIG-VALUE-ONLY";
 pub const WEB_MARKER: &str = "WEB-BODY-VALUE-ONLY";
 
 /// A fresh directory under the system temp dir, removed when dropped.
+#[derive(Debug)]
 pub struct TempDir(PathBuf);
 
 impl TempDir {
@@ -51,6 +52,7 @@ impl Drop for TempDir {
 }
 
 /// The showcase's world, removed when dropped.
+#[derive(Debug)]
 pub struct Fixtures {
     _dir: TempDir,
     /// The workspace the file tools are confined to.

@@ -25,11 +25,13 @@ use toolprism::{Registry, ToolCall, ToolOutcome, content_text};
 use crate::terminal::{Style, draw_call, draw_result};
 use crate::text::ellipsize;
 use crate::tools::{
-    AcmeTicketTool, BashTool, EditTool, FlakyRenderTool, GlobTool, GrepTool, ReadTool,
-    SqlQueryTool, WebFetchTool, WriteTool, mask_phone_numbers_in_content, redact_phone_column,
+    AcmeTicketTool, FlakyRenderTool, mask_phone_numbers_in_content, redact_phone_column,
 };
 use fixtures::Fixtures;
 use scenarios::{Expect, Scenario};
+use toolprism_tools::{
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
+};
 
 /// The content budget of the showcase registry: small, so a big output
 /// shows spill at work.
@@ -156,7 +158,7 @@ impl Registries {
             .tool(BashTool::new(ws.clone()))
             .tool(EditTool::new(ws.clone()))
             .tool(WriteTool::new(ws.clone()))
-            .tool(WebFetchTool)
+            .tool(WebFetchTool::new())
             .tool(SqlQueryTool::new(&fixtures.database))
             .tool(AcmeTicketTool::default())
             .tool(FlakyRenderTool)

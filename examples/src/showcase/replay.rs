@@ -211,10 +211,10 @@ fn to_json<T: Serialize>(card: &T) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{AcmeTicketTool, BashTool};
-    use crate::workspace::Workspace;
+    use crate::tools::AcmeTicketTool;
     use toolprism::ToolCall;
     use toolprism::log::SessionLog;
+    use toolprism_tools::{BashTool, Workspace};
 
     async fn setup(dir: &Path) -> (Registry, Vec<Record>, std::path::PathBuf) {
         let log = dir.join("s.jsonl");

@@ -179,7 +179,7 @@ pub fn all(fixtures: &Fixtures) -> Vec<Scenario> {
                 call(
                     "bash",
                     json!({"command": "sleep 5", "timeoutMs": 300}),
-                    "the timeout kills the process group: signal SIGKILL, timedOut: true",
+                    "the timeout kills every process the command started: signal SIGKILL, timedOut: true",
                     vec![Success, ContentHas("[killed by signal: SIGKILL]".into())],
                 ),
                 call(

@@ -344,7 +344,8 @@ impl<T: Tool> Run<'_, T> {
     /// comes after a cancellation is `ABORTED`. A timeout or cancellation
     /// drops the body's future before this returns, so the tool's cleanup
     /// in `Drop` is done by then; a blocking body cannot be stopped, so its
-    /// token is cancelled and its late result dropped.
+    /// token is cancelled (also when the call's future is dropped) and its
+    /// late result dropped.
     #[inline]
     async fn execute(&self, args: &T::Args) -> Result<T::Value, ErrorInfo> {
         self.enter(Phase::Execute);
@@ -430,6 +431,10 @@ impl<T: Tool> Run<'_, T> {
                 guard(|| tool.execute_blocking(args, &cx))
             }
         };
+        // However this step ends (a result, a timeout, a cancellation, or
+        // the call's future dropped by its caller), the body's token is
+        // cancelled: a body still running learns that nobody waits for it.
+        let _stop = token.drop_guard();
         let handle = tokio::task::spawn_blocking(work);
         let body = async {
             match handle.await {
@@ -437,11 +442,7 @@ impl<T: Tool> Run<'_, T> {
                 Err(e) => Err(format!("its blocking task failed: {e}")),
             }
         };
-        let outcome = race(body, timeout, caller).await;
-        if !matches!(outcome, Raced::Done(_)) {
-            token.cancel();
-        }
-        outcome
+        race(body, timeout, caller).await
     }
 
     /// Step 5: lossless JSON, then the output schema. A value's own keys

@@ -3,8 +3,9 @@
 //! - **Matching**: a pattern with a `/` matches the path relative to the
 //!   search root (`src/**/*.rs`); one without matches the file name at any
 //!   depth (`*.toml`). `*` never crosses a `/`; `**` does.
-//! - **Walk**: honours `.gitignore` and `.ignore`, skips hidden files; paths
-//!   come back sorted.
+//! - **Walk**: honours `.gitignore` and `.ignore` files inside the workspace
+//!   only, skips hidden files; paths come back sorted.
+//!   The walk stops when the call is cancelled or times out.
 //! - **Value** [`GlobValue`]: `{root, paths, truncated}`, every path up to
 //!   [`MAX_PATHS`].
 //! - **Render**: the first [`SHOWN_PATHS`] paths, and how many are not shown.
@@ -12,17 +13,15 @@
 //! - **Cards**: a `generic` call card of kind `search`; a `search` result
 //!   card of shape `paths` built with [`SearchResult::paths`].
 
-use std::path::PathBuf;
-
-use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
+use globset::GlobBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolprism::card::{ResultCard, SearchResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
 use crate::text::plural;
+use crate::walk::{self, Flow};
 use crate::workspace::Workspace;
 
 /// The acquisition cap: the walk stops after this many paths.
@@ -70,8 +69,9 @@ pub struct GlobMeta {
     pub capped: bool,
 }
 
-/// Finds files by pattern inside its workspace.
-#[derive(Debug, Clone)]
+/// Finds files by pattern inside its workspace (`Default`: the current
+/// directory).
+#[derive(Debug, Clone, Default)]
 pub struct GlobTool {
     workspace: Workspace,
 }
@@ -80,13 +80,6 @@ impl GlobTool {
     /// A `glob` confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         GlobTool { workspace }
-    }
-}
-
-impl Default for GlobTool {
-    /// Confined to the current directory.
-    fn default() -> Self {
-        GlobTool::new(Workspace::current_dir())
     }
 }
 
@@ -100,31 +93,12 @@ impl Default for GlobTool {
     read_only,
     idempotent,
     timeout_ms = 30000,
+    blocking,
     builtin
 )]
 impl GlobTool {
-    async fn execute(&self, args: GlobArgs, _cx: &ToolContext<'_>) -> Result<GlobValue, ToolError> {
-        let start = self
-            .workspace
-            .resolve_existing(args.path.as_deref().unwrap_or("."))?;
-        if !start.is_dir() {
-            return Err(ToolError::new(format!(
-                "\"{}\" is not a directory; pass a directory as `path`",
-                self.workspace.display(&start)
-            ))
-            .with_code("NOT_A_DIRECTORY"));
-        }
-        let matcher = GlobBuilder::new(&args.pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| {
-                ToolError::new(format!("the pattern is not a valid glob: {e}"))
-                    .with_code("INVALID_GLOB")
-            })?
-            .compile_matcher();
-        let by_name = !args.pattern.contains('/');
-        let workspace = self.workspace.clone();
-        blocking(move || walk(&workspace, start, &matcher, by_name)).await
+    fn execute(&self, args: GlobArgs, cx: &ToolContext<'_>) -> Result<GlobValue, ToolError> {
+        self.run(args, &Stop::of(cx))
     }
 
     fn render(args: &GlobArgs, value: &GlobValue) -> Vec<ContentBlock> {
@@ -178,62 +152,70 @@ impl GlobTool {
         )
     }
 
-    fn present_result(args: &GlobArgs, result: &ToolResult<GlobMeta>) -> ResultCard {
-        let Some(meta) = result.meta.as_ref().filter(|_| !result.is_error) else {
-            return generic_result_card("glob", result);
-        };
-        let Ok(card) = SearchResult::paths(meta.paths.clone(), meta.total) else {
-            return generic_result_card("glob", result);
-        };
+    fn present_result(args: &GlobArgs, result: &ToolResult<GlobMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
+        let card = SearchResult::paths(meta.paths.clone(), meta.total).ok()?;
         let count = if meta.capped {
             format!("{}+ files", meta.total)
         } else {
             plural(meta.total, "file", "files")
         };
-        ResultCard::Search(card.with_title(format!("{count} matching {}", args.pattern)))
+        Some(ResultCard::Search(
+            card.with_title(format!("{count} matching {}", args.pattern)),
+        ))
     }
 }
 
-fn walk(
-    workspace: &Workspace,
-    start: PathBuf,
-    matcher: &GlobMatcher,
-    by_name: bool,
-) -> Result<GlobValue, ToolError> {
-    let mut paths = Vec::new();
-    let mut truncated = false;
-    let walker = WalkBuilder::new(&start)
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
-    for entry in walker {
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+impl GlobTool {
+    /// The walk itself, synchronous (see [`crate::blocking`]).
+    fn run(&self, args: GlobArgs, stop: &Stop) -> Result<GlobValue, ToolError> {
+        let start = self
+            .workspace
+            .resolve_existing(args.path.as_deref().unwrap_or("."))?;
+        if !start.is_dir() {
+            return Err(ToolError::new(format!(
+                "\"{}\" is not a directory; pass a directory as `path`",
+                self.workspace.display(&start)
+            ))
+            .with_code("NOT_A_DIRECTORY"));
         }
-        let hit = if by_name {
-            matcher.is_match(entry.file_name())
-        } else {
-            entry
-                .path()
-                .strip_prefix(&start)
-                .is_ok_and(|rel| matcher.is_match(rel))
-        };
-        if !hit {
-            continue;
-        }
-        if paths.len() >= MAX_PATHS {
-            truncated = true;
-            break;
-        }
-        paths.push(workspace.display(entry.path()));
+        let matcher = GlobBuilder::new(&args.pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                ToolError::new(format!("the pattern is not a valid glob: {e}"))
+                    .with_code("INVALID_GLOB")
+            })?
+            .compile_matcher();
+        let by_name = !args.pattern.contains('/');
+        let mut paths = Vec::new();
+        let mut truncated = false;
+        walk::files(&self.workspace, &start, None, stop, |entry| {
+            let hit = if by_name {
+                matcher.is_match(entry.file_name())
+            } else {
+                entry
+                    .path()
+                    .strip_prefix(&start)
+                    .is_ok_and(|rel| matcher.is_match(rel))
+            };
+            if !hit {
+                return Flow::Continue;
+            }
+            if paths.len() >= MAX_PATHS {
+                truncated = true;
+                return Flow::Break;
+            }
+            paths.push(self.workspace.display(entry.path()));
+            Flow::Continue
+        })?;
+        paths.sort();
+        Ok(GlobValue {
+            root: self.workspace.display(&start),
+            paths,
+            truncated,
+        })
     }
-    paths.sort();
-    Ok(GlobValue {
-        root: workspace.display(&start),
-        paths,
-        truncated,
-    })
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@ use toolprism::card::FileDiff;
 use crate::text::cap_bytes;
 
 /// Lines of context around each hunk.
-pub const CONTEXT: usize = 3;
+pub(crate) const CONTEXT: usize = 3;
 /// Largest total hunk text kept in meta.
-pub const MAX_META_DIFF_BYTES: usize = 32 * 1024;
+pub(crate) const MAX_META_DIFF_BYTES: usize = 32 * 1024;
 /// Largest unified diff shown in content.
-pub const MAX_RENDERED_DIFF_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_RENDERED_DIFF_BYTES: usize = 8 * 1024;
 
 /// The meta of `edit` and `write`: hunks, bounded in size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,7 +33,7 @@ fn is_zero(n: &u64) -> bool {
 
 /// The hunks turning `before` into `after`, whole hunks only, until the
 /// budget is spent; the rest are counted in `omitted_hunks`.
-pub fn diff_meta(path: &str, before: &str, after: &str) -> DiffMeta {
+pub(crate) fn diff_meta(path: &str, before: &str, after: &str) -> DiffMeta {
     let diff = TextDiff::from_lines(before, after);
     let mut diffs = Vec::new();
     let mut omitted_hunks = 0;
@@ -65,7 +65,7 @@ pub fn diff_meta(path: &str, before: &str, after: &str) -> DiffMeta {
 }
 
 /// A unified diff with `a/` and `b/` headers, cut to a readable size.
-pub fn unified(path: &str, before: &str, after: &str) -> String {
+pub(crate) fn unified(path: &str, before: &str, after: &str) -> String {
     let diff = TextDiff::from_lines(before, after);
     let text = diff
         .unified_diff()

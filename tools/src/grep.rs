@@ -2,8 +2,10 @@
 //! (`grep-regex`, `grep-searcher`, `ignore`).
 //!
 //! - **Walk**: `.gitignore` (even outside a git repository), `.ignore` and
-//!   hidden files are skipped, as ripgrep does; binary files are skipped.
-//!   Files are searched in path order, so results are stable.
+//!   hidden files are skipped, as ripgrep does, and only ignore files inside
+//!   the workspace count; binary files are skipped.
+//!   Files are searched in path order, so results are stable. The walk and
+//!   the search stop when the call is cancelled or times out.
 //! - **Value** [`GrepValue`]: every match up to an acquisition cap of
 //!   [`MAX_MATCHES`], plus `truncated` when the search stopped there. This
 //!   is what a program calling the tool gets.
@@ -18,20 +20,18 @@
 //!   When the acquisition cap stopped the search, `total` is a lower bound
 //!   and the card's title says so (`10000+ matches`).
 
-use std::path::PathBuf;
-
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
-use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolprism::card::{ResultCard, SearchFile, SearchMatch, SearchResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
 use crate::text::{cap_chars, ellipsize, plural};
+use crate::walk::{self, Flow};
 use crate::workspace::Workspace;
 
 /// The acquisition cap: the search stops after this many matches.
@@ -101,8 +101,9 @@ pub struct GrepMeta {
     pub capped: bool,
 }
 
-/// Searches file contents inside its workspace.
-#[derive(Debug, Clone)]
+/// Searches file contents inside its workspace (`Default`: the current
+/// directory).
+#[derive(Debug, Clone, Default)]
 pub struct GrepTool {
     workspace: Workspace,
 }
@@ -111,13 +112,6 @@ impl GrepTool {
     /// A `grep` confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         GrepTool { workspace }
-    }
-}
-
-impl Default for GrepTool {
-    /// Confined to the current directory.
-    fn default() -> Self {
-        GrepTool::new(Workspace::current_dir())
     }
 }
 
@@ -131,15 +125,14 @@ impl Default for GrepTool {
     read_only,
     idempotent,
     timeout_ms = 30000,
+    blocking,
     builtin
 )]
 impl GrepTool {
-    async fn execute(&self, args: GrepArgs, _cx: &ToolContext<'_>) -> Result<GrepValue, ToolError> {
-        let start = self
-            .workspace
-            .resolve_existing(args.path.as_deref().unwrap_or("."))?;
-        let workspace = self.workspace.clone();
-        blocking(move || search(&workspace, start, &args)).await
+    fn execute(&self, args: GrepArgs, cx: &ToolContext<'_>) -> Result<GrepValue, ToolError> {
+        self.run(args, &Stop::of(cx), &|searched, found| {
+            cx.report_progress(searched, None, Some(&progress_message(searched, found)));
+        })
     }
 
     fn render(args: &GrepArgs, value: &GrepValue) -> Vec<ContentBlock> {
@@ -206,20 +199,18 @@ impl GrepTool {
         )
     }
 
-    fn present_result(args: &GrepArgs, result: &ToolResult<GrepMeta>) -> ResultCard {
-        let Some(meta) = result.meta.as_ref().filter(|_| !result.is_error) else {
-            return generic_result_card("grep", result);
-        };
-        let Ok(card) = SearchResult::matches(meta.files.clone(), meta.total) else {
-            // Meta that claims fewer matches than it shows: not drawn as a search.
-            return generic_result_card("grep", result);
-        };
+    fn present_result(args: &GrepArgs, result: &ToolResult<GrepMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
+        // Meta that claims fewer matches than it shows is not drawn as a search.
+        let card = SearchResult::matches(meta.files.clone(), meta.total).ok()?;
         let count = if meta.capped {
             format!("{}+ matches", meta.total)
         } else {
             plural(meta.total, "match", "matches")
         };
-        ResultCard::Search(card.with_title(format!("{count} for /{}/", args.pattern)))
+        Some(ResultCard::Search(
+            card.with_title(format!("{count} for /{}/", args.pattern)),
+        ))
     }
 }
 
@@ -242,66 +233,101 @@ fn group(matches: &[GrepMatch]) -> Vec<SearchFile> {
     files
 }
 
-fn search(workspace: &Workspace, start: PathBuf, args: &GrepArgs) -> Result<GrepValue, ToolError> {
-    let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(args.case_insensitive)
-        .build(&args.pattern)
-        .map_err(|e| {
-            ToolError::new(format!(
-                "the pattern is not a valid regular expression: {e}"
-            ))
-            .with_code("INVALID_PATTERN")
-        })?;
-    let mut walk = WalkBuilder::new(&start);
-    walk.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
-    if let Some(glob) = &args.glob {
-        let mut overrides = OverrideBuilder::new(&start);
-        overrides.add(glob).map_err(|e| {
-            ToolError::new(format!("the glob \"{glob}\" is not valid: {e}"))
-                .with_code("INVALID_GLOB")
-        })?;
-        walk.overrides(overrides.build().map_err(|e| e.to_string())?);
-    }
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .binary_detection(BinaryDetection::quit(0))
-        .build();
-    let mut matches = Vec::new();
-    let mut truncated = false;
-    for entry in walk.build() {
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = workspace.display(entry.path());
-        let result = searcher.search_path(
-            &matcher,
-            entry.path(),
-            Lossy(|line_number, line| {
-                if matches.len() >= MAX_MATCHES {
-                    truncated = true;
-                    return Ok(false);
-                }
-                let line = line.trim_end_matches(['\n', '\r']);
-                let line = match cap_chars(line, MAX_LINE_CHARS) {
-                    (l, false) => l.into_owned(),
-                    (l, true) => format!("{l}…[line truncated]"),
+impl GrepTool {
+    /// The search itself, synchronous (see [`crate::blocking`]).
+    /// Searches; `progress(files searched, matches found)` is called after
+    /// every [`PROGRESS_EVERY`] files.
+    fn run(
+        &self,
+        args: GrepArgs,
+        stop: &Stop,
+        progress: &dyn Fn(u64, usize),
+    ) -> Result<GrepValue, ToolError> {
+        let start = self
+            .workspace
+            .resolve_existing(args.path.as_deref().unwrap_or("."))?;
+        let matcher = RegexMatcherBuilder::new()
+            .case_insensitive(args.case_insensitive)
+            .build(&args.pattern)
+            .map_err(|e| {
+                ToolError::new(format!(
+                    "the pattern is not a valid regular expression: {e}"
+                ))
+                .with_code("INVALID_PATTERN")
+            })?;
+        let overrides = match &args.glob {
+            None => None,
+            Some(glob) => {
+                let mut overrides = OverrideBuilder::new(&start);
+                let invalid = |e: ignore::Error| {
+                    ToolError::new(format!(
+                        "the glob \"{}\" is not valid: {e}",
+                        ellipsize(glob, 200)
+                    ))
+                    .with_code("INVALID_GLOB")
                 };
-                matches.push(GrepMatch {
-                    path: path.clone(),
-                    line_number,
-                    line,
-                });
-                Ok(true)
-            }),
-        );
-        // An unreadable file is skipped, as ripgrep does.
-        let _ = result;
-        if truncated {
-            break;
-        }
+                overrides.add(glob).map_err(invalid)?;
+                Some(overrides.build().map_err(invalid)?)
+            }
+        };
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .binary_detection(BinaryDetection::quit(0))
+            .build();
+        let mut matches = Vec::new();
+        let mut truncated = false;
+        let mut searched = 0_u64;
+        walk::files(&self.workspace, &start, overrides.as_ref(), stop, |entry| {
+            searched += 1;
+            if searched.is_multiple_of(PROGRESS_EVERY) {
+                progress(searched, matches.len());
+            }
+            let path = self.workspace.display(entry.path());
+            // An unreadable file is skipped, as ripgrep does.
+            let _ = searcher.search_path(
+                &matcher,
+                entry.path(),
+                Lossy(|line_number, line| {
+                    if stop.is_stopped() {
+                        return Ok(false);
+                    }
+                    if matches.len() >= MAX_MATCHES {
+                        truncated = true;
+                        return Ok(false);
+                    }
+                    let line = line.trim_end_matches(['\n', '\r']);
+                    let line = match cap_chars(line, MAX_LINE_CHARS) {
+                        (l, false) => l.into_owned(),
+                        (l, true) => format!("{l}…[line truncated]"),
+                    };
+                    matches.push(GrepMatch {
+                        path: path.clone(),
+                        line_number,
+                        line,
+                    });
+                    Ok(true)
+                }),
+            );
+            if truncated {
+                Flow::Break
+            } else {
+                Flow::Continue
+            }
+        })?;
+        stop.check()?;
+        Ok(GrepValue { matches, truncated })
     }
-    Ok(GrepValue { matches, truncated })
+}
+
+/// Files searched between two progress reports.
+const PROGRESS_EVERY: u64 = 500;
+
+fn progress_message(searched: u64, found: usize) -> String {
+    format!(
+        "{} searched, {} so far",
+        plural(searched, "file", "files"),
+        plural(found as u64, "match", "matches")
+    )
 }
 
 #[cfg(test)]
@@ -440,6 +466,39 @@ mod tests {
         };
         assert!(card.truncated());
         assert_eq!(card.title(), Some("10000+ matches for /x/"));
+    }
+
+    /// A long search reports its progress to the caller's sink: every 500
+    /// files, with what it found so far.
+    #[tokio::test]
+    async fn a_long_search_reports_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..1_200 {
+            let text = if i % 100 == 0 { "needle\n" } else { "hay\n" };
+            fs::write(dir.path().join(format!("f{i:04}.txt")), text).unwrap();
+        }
+        let registry = Registry::builder()
+            .tool(GrepTool::new(Workspace::new(dir.path()).unwrap()))
+            .build()
+            .unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let options = toolprism::CallOptions::new().with_progress(move |p| {
+            sink.lock().unwrap().push(p.clone());
+        });
+        let out = registry
+            .call_with(
+                ToolCall::new("c", "grep", r#"{"pattern":"needle"}"#),
+                &options,
+            )
+            .await;
+        assert_eq!(out.value_as::<GrepValue>().unwrap().matches.len(), 12);
+        let seen = seen.lock().unwrap();
+        let done: Vec<u64> = seen.iter().map(|p| p.done).collect();
+        assert_eq!(done, [500, 1000]);
+        assert!(seen.iter().all(|p| p.total.is_none()));
+        let message = seen[0].message.as_deref().unwrap();
+        assert!(message.starts_with("500 files searched, "), "{message}");
     }
 
     #[tokio::test]

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 use toolprism::card::{DiffCall, DiffResult, FileDiff, Location, ResultCard};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolResult, tool};
 
-use super::diff::{DiffMeta, diff_meta, unified};
-use super::edit::diff_title;
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
+use crate::diff::{DiffMeta, diff_meta, unified};
+use crate::edit::diff_title;
 use crate::text::plural;
 use crate::workspace::Workspace;
 
@@ -66,8 +66,9 @@ pub struct WriteMeta {
     pub diff: DiffMeta,
 }
 
-/// Writes files inside its workspace.
-#[derive(Debug, Clone)]
+/// Writes files inside its workspace (`Default`: the current
+/// directory).
+#[derive(Debug, Clone, Default)]
 pub struct WriteTool {
     workspace: Workspace,
 }
@@ -76,13 +77,6 @@ impl WriteTool {
     /// A `write` confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         WriteTool { workspace }
-    }
-}
-
-impl Default for WriteTool {
-    /// Confined to the current directory.
-    fn default() -> Self {
-        WriteTool::new(Workspace::current_dir())
     }
 }
 
@@ -95,42 +89,12 @@ impl Default for WriteTool {
     destructive,
     idempotent,
     timeout_ms = 10000,
+    blocking,
     builtin
 )]
 impl WriteTool {
-    async fn execute(
-        &self,
-        args: WriteArgs,
-        _cx: &ToolContext<'_>,
-    ) -> Result<WriteValue, ToolError> {
-        let path = self.workspace.resolve_for_write(&args.path)?;
-        let shown = self.workspace.display(&path);
-        blocking(move || {
-            if path.is_dir() {
-                return Err(
-                    ToolError::new(format!("\"{shown}\" is a directory, not a file"))
-                        .with_code("IS_A_DIRECTORY"),
-                );
-            }
-            let (operation, before) = match std::fs::read(&path) {
-                Ok(bytes) => (Operation::Update, String::from_utf8(bytes).ok()),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Operation::Create, None),
-                Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
-            };
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create the directories of \"{shown}\": {e}"))?;
-            }
-            std::fs::write(&path, &args.content)
-                .map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
-            Ok(WriteValue {
-                path: shown,
-                operation,
-                before,
-                after: args.content,
-            })
-        })
-        .await
+    fn execute(&self, args: WriteArgs, cx: &ToolContext<'_>) -> Result<WriteValue, ToolError> {
+        self.run(args, &Stop::of(cx))
     }
 
     fn render(_args: &WriteArgs, value: &WriteValue) -> Vec<ContentBlock> {
@@ -186,10 +150,8 @@ impl WriteTool {
         })
     }
 
-    fn present_result(args: &WriteArgs, result: &ToolResult<WriteMeta>) -> ResultCard {
-        let Some(meta) = result.meta.as_ref().filter(|_| !result.is_error) else {
-            return generic_result_card("write", result);
-        };
+    fn present_result(args: &WriteArgs, result: &ToolResult<WriteMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
         let (verb, diffs) = match meta.operation {
             Operation::Create => (
                 "Created",
@@ -201,9 +163,42 @@ impl WriteTool {
             ),
             Operation::Update => ("Updated", meta.diff.diffs.clone()),
         };
-        ResultCard::Diff(DiffResult {
+        Some(ResultCard::Diff(DiffResult {
             title: Some(diff_title(verb, &args.path, &meta.diff)),
             diffs,
+        }))
+    }
+}
+
+impl WriteTool {
+    /// The work itself, synchronous (see [`crate::blocking`]); too short to
+    /// check `stop`.
+    fn run(&self, args: WriteArgs, _stop: &Stop) -> Result<WriteValue, ToolError> {
+        let path = self.workspace.resolve_for_write(&args.path)?;
+        let shown = self.workspace.display(&path);
+
+        if path.is_dir() {
+            return Err(
+                ToolError::new(format!("\"{shown}\" is a directory, not a file"))
+                    .with_code("IS_A_DIRECTORY"),
+            );
+        }
+        let (operation, before) = match std::fs::read(&path) {
+            Ok(bytes) => (Operation::Update, String::from_utf8(bytes).ok()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Operation::Create, None),
+            Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create the directories of \"{shown}\": {e}"))?;
+        }
+        std::fs::write(&path, &args.content)
+            .map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
+        Ok(WriteValue {
+            path: shown,
+            operation,
+            before,
+            after: args.content,
         })
     }
 }

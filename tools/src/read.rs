@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use toolprism::card::{Location, NumberedLine, ReadResult, ResultCard};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
 use crate::text::cap_chars;
 use crate::workspace::Workspace;
 
@@ -101,8 +101,8 @@ pub struct ReadMeta {
     pub lang: Option<String>,
 }
 
-/// Reads text files inside its workspace.
-#[derive(Debug, Clone)]
+/// Reads text files inside its workspace (`Default`: the current directory).
+#[derive(Debug, Clone, Default)]
 pub struct ReadTool {
     workspace: Workspace,
 }
@@ -111,13 +111,6 @@ impl ReadTool {
     /// A `read` confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         ReadTool { workspace }
-    }
-}
-
-impl Default for ReadTool {
-    /// Confined to the current directory.
-    fn default() -> Self {
-        ReadTool::new(Workspace::current_dir())
     }
 }
 
@@ -133,14 +126,12 @@ impl Default for ReadTool {
     idempotent,
     timeout_ms = 5000,
     spill = never,
+    blocking,
     builtin
 )]
 impl ReadTool {
-    async fn execute(&self, args: ReadArgs, _cx: &ToolContext<'_>) -> Result<ReadValue, ToolError> {
-        let path = self.workspace.resolve_existing(&args.path)?;
-        let shown = self.workspace.display(&path);
-        let (offset, limit) = args.window();
-        blocking(move || read_window(&path, shown, offset, limit)).await
+    fn execute(&self, args: ReadArgs, cx: &ToolContext<'_>) -> Result<ReadValue, ToolError> {
+        self.run(args, &Stop::of(cx))
     }
 
     fn render(_args: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
@@ -188,17 +179,14 @@ impl ReadTool {
         CallCard::Generic(card)
     }
 
-    fn present_result(_args: &ReadArgs, result: &ToolResult<ReadMeta>) -> ResultCard {
-        let meta = match (&result.meta, result.is_error) {
-            (Some(meta), false) => meta,
-            _ => return generic_result_card("read", result),
-        };
+    fn present_result(_args: &ReadArgs, result: &ToolResult<ReadMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
         let text = toolprism::content_text(&result.content);
         let (lines, content) = match lines_from_content(&text, meta) {
             Some(lines) => (lines, None),
             None => (Vec::new(), Some(text)),
         };
-        ResultCard::Read(ReadResult {
+        Some(ResultCard::Read(ReadResult {
             title: Some(meta.path.clone()),
             path: meta.path.clone(),
             offset: meta.offset,
@@ -206,7 +194,17 @@ impl ReadTool {
             total_lines: meta.total_lines,
             lang: meta.lang.clone(),
             content,
-        })
+        }))
+    }
+}
+
+impl ReadTool {
+    /// The read itself, synchronous (see [`crate::blocking`]).
+    fn run(&self, args: ReadArgs, stop: &Stop) -> Result<ReadValue, ToolError> {
+        let path = self.workspace.resolve_existing(&args.path)?;
+        let shown = self.workspace.display(&path);
+        let (offset, limit) = args.window();
+        read_window(&path, shown, offset, limit, stop)
     }
 }
 
@@ -283,6 +281,7 @@ fn read_window(
     shown: String,
     offset: u64,
     limit: u64,
+    stop: &Stop,
 ) -> Result<ReadValue, ToolError> {
     if path.is_dir() {
         return Err(ToolError::new(format!(
@@ -315,6 +314,11 @@ fn read_window(
             break;
         }
         number += 1;
+        // Counting the lines of a huge file takes a while: end it when the
+        // call is over.
+        if number.is_multiple_of(16_384) {
+            stop.check()?;
+        }
         let in_window = number >= offset && number < offset.saturating_add(limit);
         if !in_window || byte_capped {
             continue;
@@ -546,7 +550,7 @@ mod tests {
             is_error: false,
             meta: Some(meta),
         };
-        let ResultCard::Read(card) = ReadTool::present_result(&args, &result) else {
+        let Some(ResultCard::Read(card)) = ReadTool::present_result(&args, &result) else {
             panic!()
         };
         assert!(card.lines.is_empty());

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use toolprism::card::{DiffCall, DiffResult, FileDiff, Location, ResultCard};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolResult, tool};
 
-pub use super::diff::DiffMeta;
-use super::diff::{diff_meta, unified};
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
+pub use crate::diff::DiffMeta;
+use crate::diff::{diff_meta, unified};
 use crate::text::plural;
 use crate::workspace::Workspace;
 
@@ -51,8 +51,9 @@ pub struct EditValue {
     pub replacements: u64,
 }
 
-/// Edits files inside its workspace.
-#[derive(Debug, Clone)]
+/// Edits files inside its workspace (`Default`: the current
+/// directory).
+#[derive(Debug, Clone, Default)]
 pub struct EditTool {
     workspace: Workspace,
 }
@@ -61,13 +62,6 @@ impl EditTool {
     /// An `edit` confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         EditTool { workspace }
-    }
-}
-
-impl Default for EditTool {
-    /// Confined to the current directory.
-    fn default() -> Self {
-        EditTool::new(Workspace::current_dir())
     }
 }
 
@@ -80,46 +74,12 @@ impl Default for EditTool {
     kind = edit,
     destructive,
     timeout_ms = 10000,
+    blocking,
     builtin
 )]
 impl EditTool {
-    async fn execute(&self, args: EditArgs, _cx: &ToolContext<'_>) -> Result<EditValue, ToolError> {
-        let path = self.workspace.resolve_for_write(&args.path)?;
-        let shown = self.workspace.display(&path);
-        blocking(move || {
-            if path.is_dir() {
-                return Err(
-                    ToolError::new(format!("\"{shown}\" is a directory, not a file"))
-                        .with_code("IS_A_DIRECTORY"),
-                );
-            }
-            let bytes = match std::fs::read(&path) {
-                Ok(bytes) => bytes,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(ToolError::new(format!(
-                        "\"{shown}\" does not exist; use write to create a file"
-                    ))
-                    .with_code("NOT_FOUND"));
-                }
-                Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
-            };
-            let before = String::from_utf8(bytes).map_err(|_| {
-                ToolError::new(format!(
-                    "\"{shown}\" is not UTF-8 text; edit only text files"
-                ))
-                .with_code("NOT_TEXT")
-            })?;
-            let after = replace(&shown, &before, &args)?;
-            std::fs::write(&path, &after.0)
-                .map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
-            Ok(EditValue {
-                path: shown,
-                before,
-                after: after.0,
-                replacements: after.1,
-            })
-        })
-        .await
+    fn execute(&self, args: EditArgs, cx: &ToolContext<'_>) -> Result<EditValue, ToolError> {
+        self.run(args, &Stop::of(cx))
     }
 
     fn render(_args: &EditArgs, value: &EditValue) -> Vec<ContentBlock> {
@@ -154,13 +114,51 @@ impl EditTool {
         })
     }
 
-    fn present_result(args: &EditArgs, result: &ToolResult<DiffMeta>) -> ResultCard {
-        let Some(meta) = result.meta.as_ref().filter(|_| !result.is_error) else {
-            return generic_result_card("edit", result);
-        };
-        ResultCard::Diff(DiffResult {
+    fn present_result(args: &EditArgs, result: &ToolResult<DiffMeta>) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
+        Some(ResultCard::Diff(DiffResult {
             title: Some(diff_title("Edited", &args.path, meta)),
             diffs: meta.diffs.clone(),
+        }))
+    }
+}
+
+impl EditTool {
+    /// The work itself, synchronous (see [`crate::blocking`]); too short to
+    /// check `stop`.
+    fn run(&self, args: EditArgs, _stop: &Stop) -> Result<EditValue, ToolError> {
+        let path = self.workspace.resolve_for_write(&args.path)?;
+        let shown = self.workspace.display(&path);
+
+        if path.is_dir() {
+            return Err(
+                ToolError::new(format!("\"{shown}\" is a directory, not a file"))
+                    .with_code("IS_A_DIRECTORY"),
+            );
+        }
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ToolError::new(format!(
+                    "\"{shown}\" does not exist; use write to create a file"
+                ))
+                .with_code("NOT_FOUND"));
+            }
+            Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
+        };
+        let before = String::from_utf8(bytes).map_err(|_| {
+            ToolError::new(format!(
+                "\"{shown}\" is not UTF-8 text; edit only text files"
+            ))
+            .with_code("NOT_TEXT")
+        })?;
+        let after = replace(&shown, &before, &args)?;
+        std::fs::write(&path, &after.0).map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
+        Ok(EditValue {
+            path: shown,
+            before,
+            after: after.0,
+            replacements: after.1,
         })
     }
 }

@@ -1,10 +1,14 @@
 //! `web_fetch`: HTTP GET a URL, with a cap on the body.
 //!
-//! - **Client**: `ureq` with default features off: **`http://` only**, no
-//!   TLS, no compression; this example build asks for nothing else. An
-//!   `https://` URL is refused with a clear error. Redirects (at most 5) are
-//!   followed; environment proxies are used except for loopback hosts. The
-//!   blocking client runs on tokio's blocking pool.
+//! - **Client**: `ureq` (blocking, run on tokio's blocking pool), default
+//!   features off. With the `web` feature alone it speaks **`http://`
+//!   only** and refuses an `https://` URL with a clear error; the `https`
+//!   feature adds TLS with rustls on the `ring` provider (no OpenSSL),
+//!   trusting Mozilla's root certificates (the `webpki-roots` crate) or,
+//!   with [`WebFetchTool::trusting_only_pem`], only the certificates given.
+//!   No compression, no cookies. Redirects (at most 5) are followed;
+//!   environment proxies are used except for loopback hosts. The download
+//!   stops when the call is cancelled or times out.
 //! - **Value** [`WebFetchValue`]: `{url, statusCode, contentType?, body, truncated}`
 //!   where `body` holds at most `maxBytes` (default 256 KiB) and `truncated`
 //!   says the server sent more. A 404 or 500 is a value, not an error: the
@@ -18,6 +22,8 @@
 
 use std::io::Read;
 use std::net::IpAddr;
+#[cfg(feature = "https")]
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -25,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use toolprism::card::{ResultCard, WebResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
-use super::{blocking, generic_result_card};
+use crate::blocking::Stop;
 use crate::text::cap_chars;
 
 /// Bytes of body kept when the call sets no `maxBytes`.
@@ -39,7 +45,7 @@ pub const RENDER_CHARS: usize = 10_000;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebFetchArgs {
-    /// An `http://` URL.
+    /// The URL: `http://`, or `https://` when this build has TLS.
     pub url: String,
     /// Keep at most this many bytes of the body. Default 262144, at most 1048576.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,13 +81,48 @@ pub struct WebFetchMeta {
     pub truncated: bool,
 }
 
-/// Fetches `http://` URLs.
+/// Fetches `http://` URLs, and `https://` ones with the `https` feature.
+///
+/// `Default` (and [`WebFetchTool::new`]) trusts Mozilla's root
+/// certificates for `https://`.
 #[derive(Debug, Clone, Default)]
-pub struct WebFetchTool;
+pub struct WebFetchTool {
+    /// The only certificates trusted for `https://`; `None`: Mozilla's roots.
+    #[cfg(feature = "https")]
+    roots: Option<Arc<Vec<ureq::tls::Certificate<'static>>>>,
+}
 
-/// Fetch an http:// URL with GET and return its status and body as text
-/// (the first 10,000 chars; `maxBytes` caps what is downloaded). https is
-/// not supported by this build.
+impl WebFetchTool {
+    /// A `web_fetch` with the default trust: Mozilla's root certificates.
+    pub fn new() -> Self {
+        WebFetchTool::default()
+    }
+
+    /// A `web_fetch` that trusts, for `https://`, only the certificates in
+    /// `pem` (one or more `BEGIN CERTIFICATE` blocks): a private CA, or a
+    /// test server's own certificate. Fails when `pem` holds no certificate
+    /// or one that does not parse.
+    #[cfg(feature = "https")]
+    pub fn trusting_only_pem(pem: &[u8]) -> std::io::Result<Self> {
+        let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidData, why);
+        let mut certs = Vec::new();
+        for item in ureq::tls::parse_pem(pem) {
+            match item.map_err(|e| invalid(format!("the PEM does not parse: {e}")))? {
+                ureq::tls::PemItem::Certificate(cert) => certs.push(cert),
+                _ => continue,
+            }
+        }
+        if certs.is_empty() {
+            return Err(invalid("the PEM holds no certificate".to_owned()));
+        }
+        Ok(WebFetchTool {
+            roots: Some(Arc::new(certs)),
+        })
+    }
+}
+
+/// Fetch a URL with GET and return its status and body as text (the
+/// first 10,000 chars; `maxBytes` caps what is downloaded).
 #[tool(
     name = "web_fetch",
     title = "Fetch a URL",
@@ -89,20 +130,16 @@ pub struct WebFetchTool;
     read_only,
     open_world,
     timeout_ms = 30000,
+    blocking,
     builtin
 )]
 impl WebFetchTool {
-    async fn execute(
+    fn execute(
         &self,
         args: WebFetchArgs,
-        _cx: &ToolContext<'_>,
+        cx: &ToolContext<'_>,
     ) -> Result<WebFetchValue, ToolError> {
-        let host = http_host(&args.url)?;
-        let cap = args
-            .max_bytes
-            .unwrap_or(DEFAULT_MAX_BYTES)
-            .clamp(1, MAX_MAX_BYTES);
-        blocking(move || fetch(&args.url, &host, cap)).await
+        self.run(args, &Stop::of(cx))
     }
 
     fn render(_args: &WebFetchArgs, value: &WebFetchValue) -> Vec<ContentBlock> {
@@ -147,20 +184,57 @@ impl WebFetchTool {
         )
     }
 
-    fn present_result(_args: &WebFetchArgs, result: &ToolResult<WebFetchMeta>) -> ResultCard {
-        let Some(meta) = result.meta.as_ref().filter(|_| !result.is_error) else {
-            return generic_result_card("web_fetch", result);
-        };
-        ResultCard::Web(WebResult::Fetch {
+    fn present_result(
+        _args: &WebFetchArgs,
+        result: &ToolResult<WebFetchMeta>,
+    ) -> Option<ResultCard> {
+        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
+        Some(ResultCard::Web(WebResult::Fetch {
             title: Some(meta.url.clone()),
             url: meta.url.clone(),
             status_code: meta.status_code,
             truncated: meta.truncated,
-        })
+        }))
     }
 }
 
-/// The host of an `http://` URL, or why the URL is refused.
+impl WebFetchTool {
+    /// The fetch itself, synchronous (see [`crate::blocking`]).
+    fn run(&self, args: WebFetchArgs, stop: &Stop) -> Result<WebFetchValue, ToolError> {
+        let host = http_host(&args.url)?;
+        let cap = args
+            .max_bytes
+            .unwrap_or(DEFAULT_MAX_BYTES)
+            .clamp(1, MAX_MAX_BYTES);
+        let agent = self.agent(is_loopback(&host));
+        fetch(&agent, &args.url, cap, stop)
+    }
+
+    fn agent(&self, loopback: bool) -> ureq::Agent {
+        let mut config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(5)
+            .timeout_global(Some(Duration::from_secs(20)))
+            .user_agent(concat!(
+                "toolprism-tools-web_fetch/",
+                env!("CARGO_PKG_VERSION")
+            ));
+        if loopback {
+            config = config.proxy(None);
+        }
+        #[cfg(feature = "https")]
+        if let Some(roots) = &self.roots {
+            config = config.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::Specific(roots.clone()))
+                    .build(),
+            );
+        }
+        ureq::Agent::new_with_config(config.build())
+    }
+}
+
+/// The host of an `http://` (or `https://`) URL, or why the URL is refused.
 fn http_host(url: &str) -> Result<String, ToolError> {
     let invalid = |why: &str| {
         ToolError::new(format!(
@@ -174,13 +248,24 @@ fn http_host(url: &str) -> Result<String, ToolError> {
     };
     match scheme.to_ascii_lowercase().as_str() {
         "http" => {}
+        "https" if cfg!(feature = "https") => {}
         "https" => {
             return Err(ToolError::new(
-                "https:// is not supported by this build of web_fetch (it has no TLS); use an http:// URL",
+                "https:// is not supported by this build of web_fetch (it has no TLS: the `https` feature of toolprism-tools is off); use an http:// URL",
             )
             .with_code("UNSUPPORTED_SCHEME"));
         }
-        other => return Err(invalid(&format!("the scheme \"{other}\" is not http"))),
+        other => {
+            return Err(invalid(&format!(
+                "the scheme \"{}\" is not http{}",
+                crate::text::ellipsize(other, 20),
+                if cfg!(feature = "https") {
+                    " or https"
+                } else {
+                    ""
+                }
+            )));
+        }
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host_port = authority.rsplit('@').next().unwrap_or(authority);
@@ -198,16 +283,12 @@ fn is_loopback(host: &str) -> bool {
     host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-fn fetch(url: &str, host: &str, cap: u64) -> Result<WebFetchValue, ToolError> {
-    let mut config = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(5)
-        .timeout_global(Some(Duration::from_secs(20)))
-        .user_agent("toolprism-examples-web_fetch/0.1");
-    if is_loopback(host) {
-        config = config.proxy(None);
-    }
-    let agent = ureq::Agent::new_with_config(config.build());
+fn fetch(
+    agent: &ureq::Agent,
+    url: &str,
+    cap: u64,
+    stop: &Stop,
+) -> Result<WebFetchValue, ToolError> {
     let mut response = agent.get(url).call().map_err(|e| {
         let code = match e {
             ureq::Error::Timeout(_) => "FETCH_TIMEOUT",
@@ -216,22 +297,30 @@ fn fetch(url: &str, host: &str, cap: u64) -> Result<WebFetchValue, ToolError> {
         };
         ToolError::new(format!("could not fetch {url}: {e}")).with_code(code)
     })?;
+    stop.check()?;
     let status_code = response.status().as_u16();
     let content_type = response
         .headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let mut reader = response.body_mut().as_reader().take(cap + 1);
     let mut bytes = Vec::new();
-    response
-        .body_mut()
-        .as_reader()
-        .take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| {
-            ToolError::new(format!("the body of {url} could not be read: {e}"))
-                .with_code("FETCH_FAILED")
-        })?;
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        stop.check()?;
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(
+                    ToolError::new(format!("the body of {url} could not be read: {e}"))
+                        .with_code("FETCH_FAILED"),
+                );
+            }
+        }
+    }
     let truncated = bytes.len() as u64 > cap;
     bytes.truncate(cap as usize);
     // A cut may split a UTF-8 sequence at the end: drop the partial char.
@@ -254,11 +343,14 @@ fn fetch(url: &str, host: &str, cap: u64) -> Result<WebFetchValue, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http_server::Server;
+    use crate::test_server::{Routes, Server};
     use toolprism::{Registry, ToolCall, ToolOutcome};
 
     fn registry() -> Registry {
-        Registry::builder().tool(WebFetchTool).build().unwrap()
+        Registry::builder()
+            .tool(WebFetchTool::new())
+            .build()
+            .unwrap()
     }
 
     async fn call(registry: &Registry, args: serde_json::Value) -> ToolOutcome {
@@ -267,13 +359,15 @@ mod tests {
             .await
     }
 
-    fn server() -> Server {
-        Server::builder()
+    fn routes() -> Routes {
+        Routes::default()
             .route("/hello", 200, "text/plain; charset=utf-8", "héllo world")
             .route("/big", 200, "text/plain", "b".repeat(50_000))
             .route("/boom", 500, "text/plain", "it broke")
-            .start()
-            .unwrap()
+    }
+
+    fn server() -> Server {
+        routes().http()
     }
 
     #[tokio::test]
@@ -329,15 +423,73 @@ mod tests {
         assert_eq!(out.meta().unwrap()["truncated"], true);
     }
 
+    #[cfg(not(feature = "https"))]
     #[tokio::test]
-    async fn bad_input_is_a_clear_error_result() {
-        let registry = registry();
+    async fn without_tls_https_is_refused_clearly() {
         let out = call(
-            &registry,
+            &registry(),
             serde_json::json!({"url": "https://example.com/"}),
         )
         .await;
         assert_eq!(out.error().unwrap().code.as_str(), "UNSUPPORTED_SCHEME");
+        assert!(out.error().unwrap().message.contains("`https` feature"));
+    }
+
+    /// A certificate made here, a TLS server on 127.0.0.1 presenting it, and
+    /// a `web_fetch` trusting only it: the fetch works. A server with
+    /// another certificate, or the default trust (Mozilla's roots), fails
+    /// with an error that names the certificate problem.
+    #[cfg(feature = "https")]
+    #[tokio::test]
+    async fn https_trusts_exactly_the_certificates_it_is_given() {
+        let made = |name: &str| {
+            let key =
+                rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), name.to_owned()])
+                    .unwrap();
+            (
+                key.cert.pem(),
+                key.cert.der().to_vec(),
+                key.signing_key.serialize_der(),
+            )
+        };
+        let (pem_a, der_a, key_a) = made("a.test");
+        let (_, der_b, key_b) = made("b.test");
+        let server_a = routes().https(der_a, key_a);
+        let server_b = routes().https(der_b, key_b);
+        let trusting_a = Registry::builder()
+            .tool(WebFetchTool::trusting_only_pem(pem_a.as_bytes()).unwrap())
+            .build()
+            .unwrap();
+        let url = server_a.url("/hello");
+        assert!(url.starts_with("https://127.0.0.1:"));
+        let out = call(&trusting_a, serde_json::json!({"url": url})).await;
+        assert!(!out.is_error(), "{out:?}");
+        let v = out.value_as::<WebFetchValue>().unwrap();
+        assert_eq!((v.status_code, v.body.as_str()), (200, "héllo world"));
+        assert_eq!(out.result_card().unwrap().tag(), "web");
+
+        for (registry, url) in [
+            (&trusting_a, server_b.url("/hello")),
+            (&registry(), server_a.url("/hello")),
+        ] {
+            let out = call(registry, serde_json::json!({"url": url})).await;
+            let error = out
+                .error()
+                .unwrap_or_else(|| panic!("{url} was trusted: {out:?}"));
+            assert_eq!(error.code.as_str(), "FETCH_FAILED");
+            assert!(error.message.contains("certificate"), "{}", error.message);
+        }
+        for bad in [
+            &b"no pem here"[..],
+            b"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n",
+        ] {
+            assert!(WebFetchTool::trusting_only_pem(bad).is_err());
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_a_clear_error_result() {
+        let registry = registry();
         let out = call(&registry, serde_json::json!({"url": "example.com"})).await;
         assert_eq!(out.error().unwrap().code.as_str(), "INVALID_URL");
         let out = call(&registry, serde_json::json!({"url": "ftp://x/"})).await;
