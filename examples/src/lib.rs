@@ -21,14 +21,13 @@
 //! projections never see it, because they never get `self`.
 //!
 //! The other modules are what the showcase needs: a loopback HTTP server
-//! ([`http_server`]), a SQLite database builder ([`database`]), a terminal
-//! card renderer that switches on the card tag only ([`terminal`]), and the
-//! scenarios and replay checks ([`showcase`]).
+//! ([`http_server`]), a SQLite database builder ([`database`]), and the
+//! scenarios and replay checks ([`showcase`]). Cards are drawn by
+//! `toolprism::cli::terminal`, which switches on the card tag only.
 
 pub mod database;
 pub mod http_server;
 pub mod showcase;
-pub mod terminal;
 pub mod text;
 pub mod tools;
 pub mod workspace;

@@ -61,12 +61,19 @@ pub(crate) fn run(
     }
     let mut table = Table::new(vec!["NAME", "KIND", "HINTS", "DESCRIPTION"]);
     for d in registry.definitions() {
-        let description = d.description.lines().next().unwrap_or("");
+        // The first paragraph, its lines joined: doc comments wrap.
+        let description: Vec<&str> = d
+            .description
+            .lines()
+            .map(str::trim)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        let description = description.join(" ");
         table.row(vec![
             one_line(&d.name),
             d.kind.as_str().to_owned(),
             hints(&d.annotations),
-            one_line(description),
+            one_line(&description),
         ]);
     }
     write!(out, "{}", table.render(WIDTH))?;

@@ -73,6 +73,7 @@ use std::time::Duration;
 /// arguments: `use toolprism::cli::clap;` lets `#[derive(clap::Args)]`
 /// work without a dependency of your own.
 pub use clap;
+use clap::builder::Resettable;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::registry::Registry;
@@ -258,7 +259,7 @@ impl Cli {
                 .and_then(|a| Path::new(a).file_name())
                 .map_or_else(|| "tools".to_owned(), |n| n.to_string_lossy().into_owned())
         });
-        let command = self.command(&bin);
+        let (command, own) = self.command(&bin);
         let matches = match command.try_get_matches_from(args) {
             Ok(matches) => matches,
             Err(e) => return clap_error(&e, &bin),
@@ -287,6 +288,16 @@ impl Cli {
         let Some(command) = top.command else {
             return usage("no command given; see --help");
         };
+        // The default command's options mean nothing to a subcommand.
+        if let Some(option) = own.iter().find(|(id, _)| {
+            matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        }) {
+            return usage(&format!(
+                "{} is an option of {bin} without a command; it cannot be used with '{}'",
+                option.1,
+                matches.subcommand_name().unwrap_or_default()
+            ));
+        }
         install_panic_hook();
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -316,12 +327,47 @@ impl Cli {
     /// The clap command: the subcommands, `--root` when the registry is
     /// built from it, the default command's options, and the help texts
     /// with an example per command.
-    fn command(&self, bin: &str) -> clap::Command {
+    ///
+    /// Also returns the default command's options (id, as shown), which
+    /// cannot be combined with a subcommand. (clap's own
+    /// `args_conflicts_with_subcommands` would refuse `--root` too.)
+    fn command(&self, bin: &str) -> (clap::Command, Vec<(String, String)>) {
         let (tool, arguments) = &self.example;
         let shell_args = shell_quote(arguments);
-        let mut command = Top::command()
+        let mut command = Top::command();
+        let mut own = Vec::new();
+        match &self.default {
+            Some(default) => {
+                command = (default.augment)(command);
+                own = command
+                    .get_arguments()
+                    .filter(|a| a.get_id() != "help")
+                    .map(|a| {
+                        let shown = match (a.get_long(), a.get_short()) {
+                            (Some(long), _) => format!("--{long}"),
+                            (None, Some(short)) => format!("-{short}"),
+                            (None, None) => a.get_id().to_string(),
+                        };
+                        (a.get_id().to_string(), shown)
+                    })
+                    .collect();
+            }
+            None => {
+                command = command
+                    .subcommand_required(true)
+                    .arg_required_else_help(true);
+            }
+        }
+        // After the default command's options, whose doc comment would
+        // otherwise be the program's description.
+        command = command
             .name(bin.to_owned())
             .bin_name(bin.to_owned())
+            .about(match &self.about {
+                Some(about) => Resettable::Value(about.clone().into()),
+                None => Resettable::Reset,
+            })
+            .long_about(Resettable::Reset)
             .after_help(format!(
                 "Exit status: 0 ok, 1 the call returned an error result, 2 bad usage.\n\n\
                  Examples:\n  {bin} list\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl"
@@ -342,9 +388,6 @@ impl Cli {
                     "Example:\n  {bin} replay session.jsonl | less -R"
                 ))
             });
-        if let Some(about) = &self.about {
-            command = command.about(about.clone());
-        }
         if let Source::Build(_) = self.source {
             command = command.arg(
                 clap::Arg::new("root")
@@ -357,12 +400,7 @@ impl Cli {
                     ),
             );
         }
-        match &self.default {
-            Some(default) => (default.augment)(command).args_conflicts_with_subcommands(true),
-            None => command
-                .subcommand_required(true)
-                .arg_required_else_help(true),
-        }
+        (command, own)
     }
 }
 
@@ -579,9 +617,10 @@ mod tests {
     #[test]
     fn the_command_is_consistent() {
         let cli = Cli::new(|_| Registry::builder().build());
-        cli.command("t").debug_assert();
+        cli.command("t").0.debug_assert();
         let cli = Cli::with_registry(Registry::builder().build().unwrap());
-        let command = cli.command("t");
+        let (command, own) = cli.command("t");
+        assert!(own.is_empty());
         command.clone().debug_assert();
         assert!(command.get_arguments().all(|a| a.get_id() != "root"));
     }
