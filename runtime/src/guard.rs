@@ -8,6 +8,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::task::Poll;
 
 /// The message of a caught panic.
@@ -35,17 +36,19 @@ pub(crate) fn discard<T>(value: T) {
     let _ = guard(move || drop(value));
 }
 
-/// Polls `fut`, turning a panic into its message.
-pub(crate) async fn guard_future<F: Future>(fut: F) -> Result<F::Output, String> {
-    let mut fut = std::pin::pin!(fut);
+/// Polls `fut`, turning a panic into its message. It takes the future
+/// pinned where it already lives, so the (large) pipeline futures are not
+/// moved into one more state machine.
+pub(crate) fn guard_future<F: Future>(
+    mut fut: Pin<&mut F>,
+) -> impl Future<Output = Result<F::Output, String>> + '_ {
     std::future::poll_fn(
-        |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+        move |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
             Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(payload) => Poll::Ready(Err(panic_message(payload))),
         },
     )
-    .await
 }
 
 /// At most `max` bytes of `s`, cut on a char boundary, with `…` when cut.

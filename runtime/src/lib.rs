@@ -57,8 +57,11 @@ pub mod card;
 pub mod cli;
 mod content;
 mod context;
+pub mod dialect;
 mod error;
 mod guard;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod log;
 pub mod lossless;
 mod path;

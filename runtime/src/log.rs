@@ -2,7 +2,10 @@
 //!
 //! Four events are written, one line each:
 //!
-//! - `{"type":"tool/call","callId":…,"name":…,"arguments":"<raw JSON text>"}`
+//! - `{"type":"tool/call","callId":…,"name":…,"arguments":"<raw JSON text>","dialect":…?}`:
+//!   `dialect` (e.g. `"openai"`) when the call was made with
+//!   [`CallOptions::with_dialect`](crate::CallOptions::with_dialect), so
+//!   replay reads the raw arguments as the live call did;
 //! - `{"type":"tool/result","callId":…,"content":[…],"isError":…,"error":{"code":…}?,"meta":…?}`
 //! - `{"type":"tool/nested-call","callId":…,"parentCallId":…?,"name":…,"arguments":"<JSON text>"}`:
 //!   a call made by a program (a tool calling another through its
@@ -51,6 +54,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::ContentBlock;
+use crate::dialect::Dialect;
 use crate::error::ErrorCode;
 use crate::result::ToolResult;
 
@@ -101,6 +105,10 @@ pub enum LogEvent {
         name: String,
         /// The raw arguments text, as the model sent it.
         arguments: String,
+        /// The provider dialect the arguments were sent in, when not the
+        /// canonical one (a name of [`Dialect`](crate::dialect::Dialect)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dialect: Option<String>,
     },
     /// A result: what is persisted, never the value.
     #[serde(rename = "tool/result", rename_all = "camelCase")]
@@ -163,6 +171,7 @@ struct Wire {
     parent_call_id: Option<String>,
     name: Option<String>,
     arguments: Option<String>,
+    dialect: Option<String>,
     content: Option<Vec<ContentBlock>>,
     is_error: Option<bool>,
     error: Option<PersistedError>,
@@ -188,6 +197,7 @@ impl Wire {
                 call_id: self.call_id,
                 name: need(self.name, "name")?,
                 arguments: need(self.arguments, "arguments")?,
+                dialect: self.dialect,
             },
             "tool/result" => LogEvent::Result {
                 call_id: self.call_id,
@@ -236,6 +246,8 @@ enum EventRef<'a> {
         call_id: &'a str,
         name: &'a str,
         arguments: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dialect: Option<&'static str>,
     },
     #[serde(rename = "tool/result", rename_all = "camelCase")]
     Result {
@@ -316,10 +328,22 @@ impl SessionLog {
 
     /// Appends a `tool/call` event.
     pub fn record_call(&self, call_id: &str, name: &str, arguments: &str) -> io::Result<()> {
+        self.record_call_in(call_id, name, arguments, None)
+    }
+
+    /// Appends a `tool/call` event whose arguments were sent in `dialect`.
+    pub fn record_call_in(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: &str,
+        dialect: Option<Dialect>,
+    ) -> io::Result<()> {
         self.append(&EventRef::Call {
             call_id,
             name,
             arguments,
+            dialect: dialect.map(Dialect::name),
         })
     }
 
@@ -640,6 +664,7 @@ mod tests {
             call_id: id.into(),
             name: "t".into(),
             arguments: "{}".into(),
+            dialect: None,
         }
     }
 

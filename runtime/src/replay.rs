@@ -86,6 +86,7 @@ use serde_json::Value;
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
+use crate::dialect::Dialect;
 use crate::error::ErrorCode;
 use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
 use crate::registry::Registry;
@@ -228,6 +229,8 @@ struct OpenCall {
     line: usize,
     name: String,
     arguments: String,
+    /// The dialect the arguments were sent in, when the log says.
+    dialect: Option<Dialect>,
     /// `Some` for a nested call: its parent's id, when it has one.
     nested: Option<Option<String>>,
 }
@@ -347,13 +350,18 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 call_id,
                 name,
                 arguments,
-            } => self.on_call(line, call_id, name, arguments, None),
+                dialect,
+            } => {
+                // A dialect this version does not know reads as canonical.
+                let dialect = dialect.and_then(|d| d.parse().ok());
+                self.on_call(line, call_id, name, arguments, dialect, None)
+            }
             LogEvent::NestedCall {
                 call_id,
                 parent_call_id,
                 name,
                 arguments,
-            } => self.on_call(line, call_id, name, arguments, Some(parent_call_id)),
+            } => self.on_call(line, call_id, name, arguments, None, Some(parent_call_id)),
             LogEvent::Result {
                 call_id,
                 content,
@@ -427,12 +435,14 @@ impl<'r, R: BufRead> Replay<'r, R> {
         call_id: String,
         name: String,
         arguments: String,
+        dialect: Option<Dialect>,
         nested: Option<Option<String>>,
     ) {
         let call = OpenCall {
             line,
             name,
             arguments,
+            dialect,
             nested,
         };
         match self.calls.get_mut(&call_id) {
@@ -486,9 +496,12 @@ impl<'r, R: BufRead> Replay<'r, R> {
         let (call_card, result_card, content, is_error, error_code, meta, result_line) =
             match result {
                 Some((line, mut result, code)) => {
-                    let (call_card, result_card) =
-                        self.registry
-                            .present(&call.name, &call.arguments, Some(&mut result));
+                    let (call_card, result_card) = self.registry.present(
+                        &call.name,
+                        &call.arguments,
+                        call.dialect,
+                        Some(&mut result),
+                    );
                     (
                         call_card,
                         result_card,
@@ -500,7 +513,9 @@ impl<'r, R: BufRead> Replay<'r, R> {
                     )
                 }
                 None => (
-                    self.registry.present(&call.name, &call.arguments, None).0,
+                    self.registry
+                        .present(&call.name, &call.arguments, call.dialect, None)
+                        .0,
                     None,
                     Vec::new(),
                     false,

@@ -505,7 +505,7 @@ fn check_result_card(
 /// deserialize), or `None` where it would draw the generic card.
 fn parse_args<T: Tool>(text: &str) -> Option<T::Args> {
     let compiled = compiled::<T>().ok()?;
-    read_arguments::<T>(&compiled, RawArgs::Text(text))
+    read_arguments::<T>(&compiled, RawArgs::Text(text), None)
         .ok()
         .map(|(_, args)| args)
 }

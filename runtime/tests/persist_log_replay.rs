@@ -613,6 +613,7 @@ fn results_without_calls_and_duplicate_call_ids_are_problems_not_crashes() {
         call_id: id.into(),
         name: "shell".into(),
         arguments: json!({"command": cmd}).to_string(),
+        dialect: None,
     };
     let result = |id: &str, text: &str| LogEvent::Result {
         call_id: id.into(),

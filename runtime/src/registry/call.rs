@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Progress;
+use crate::dialect::Dialect;
 
 /// One call from the model: its id, the tool's name and the raw arguments
 /// text. Only the empty string means `{}`; anything else must be one JSON
@@ -59,6 +60,7 @@ pub struct CallOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) progress: Option<ProgressSink>,
+    pub(crate) dialect: Option<Dialect>,
 }
 
 impl CallOptions {
@@ -90,6 +92,23 @@ impl CallOptions {
         self
     }
 
+    /// The arguments come from a model speaking `dialect`: the registry
+    /// undoes what the dialect changed before it validates them (OpenAI
+    /// strict mode sends `null` for every optional field it was made to
+    /// require: those nulls are removed, see
+    /// [`dialect::restore_arguments`](crate::dialect::restore_arguments)).
+    /// The session log records the dialect with the call, so replay reads
+    /// the arguments the same way.
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// The arguments' dialect, when set.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.dialect
+    }
+
     /// The timeout, when set.
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
@@ -107,6 +126,7 @@ impl fmt::Debug for CallOptions {
             .field("timeout", &self.timeout)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
+            .field("dialect", &self.dialect)
             .finish()
     }
 }
@@ -116,4 +136,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     timeout: None,
     cancel: None,
     progress: None,
+    dialect: None,
 };

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::Registry;
 use super::pipeline::{Call, RawArgs, draw_call_card, draw_result_card, read_arguments};
 use crate::card::{CallCard, ResultCard};
+use crate::dialect::Dialect;
 use crate::guard::discard;
 use crate::result::{ToolOutcome, ToolResult};
 use crate::schema::Compiled;
@@ -29,6 +30,7 @@ pub(super) trait DynTool: Send + Sync {
     fn present_raw(
         &self,
         arguments: &str,
+        dialect: Option<Dialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>);
 }
@@ -67,10 +69,11 @@ impl<T: Tool> DynTool for Entry<T> {
     fn present_raw(
         &self,
         arguments: &str,
+        dialect: Option<Dialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
         let name = T::INFO.name;
-        match read_arguments::<T>(&self.compiled, RawArgs::Text(arguments)) {
+        match read_arguments::<T>(&self.compiled, RawArgs::Text(arguments), dialect) {
             Ok((json, args)) => {
                 let result_card = result.map(|result| {
                     draw_result_card::<T>(&args, result)

@@ -36,6 +36,7 @@ use self::call::NO_OPTIONS;
 use self::entry::{DynTool, generic_result};
 use self::pipeline::{Call, Origin, RawArgs, publish, raw_input, too_deep_input};
 use crate::card::{CallCard, ResultCard};
+use crate::dialect::Dialect;
 use crate::error::{ErrorCode, ErrorInfo, ToolError};
 use crate::guard::cap;
 use crate::log::SessionLog;
@@ -156,7 +157,7 @@ impl Registry {
         } = call;
         let mut logged = Ok(());
         if let Some(log) = &self.inner.settings.log {
-            logged = log.record_call(&call_id, &name, &arguments);
+            logged = log.record_call_in(&call_id, &name, &arguments, options.dialect);
         }
         let mut outcome = self
             .dispatch(Call {
@@ -353,7 +354,7 @@ impl Registry {
     /// the presenters registered now. Unknown tools, arguments that no
     /// longer parse and presenter panics give the generic card.
     pub fn present_call(&self, name: &str, arguments: &str) -> CallCard {
-        self.present(name, arguments, None).0
+        self.present(name, arguments, None, None).0
     }
 
     /// The result card of a call, from its name, raw arguments and persisted
@@ -365,19 +366,21 @@ impl Registry {
         arguments: &str,
         result: &mut ToolResult,
     ) -> ResultCard {
-        let drawn = self.present(name, arguments, Some(&mut *result)).1;
+        let drawn = self.present(name, arguments, None, Some(&mut *result)).1;
         drawn.unwrap_or_else(|| generic_result(name, result))
     }
 
-    /// Both cards of a persisted call, reading its arguments once.
+    /// Both cards of a persisted call, reading its arguments once (in the
+    /// dialect they were sent in, when the log says).
     pub(crate) fn present(
         &self,
         name: &str,
         arguments: &str,
+        dialect: Option<Dialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
         match self.look_up(name) {
-            Some(tool) => tool.present_raw(arguments, result),
+            Some(tool) => tool.present_raw(arguments, dialect, result),
             None => (
                 CallCard::generic(name, None, Some(raw_input(arguments))),
                 result.map(|r| generic_result(name, r)),

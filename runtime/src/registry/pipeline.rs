@@ -48,6 +48,7 @@ use super::entry::Entry;
 use crate::card::{CallCard, ResultCard};
 use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
+use crate::dialect::{Dialect, restore_arguments};
 use crate::error::{ErrorCode, ErrorInfo};
 use crate::guard::{cap, discard, guard, guard_future};
 use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
@@ -190,14 +191,17 @@ impl<T: Tool> Entry<T> {
             origin,
             phase: &phase,
         };
-        let done = match guard_future(run.steps(args)).await {
-            Ok(done) => done,
-            Err(panic) => Done {
-                input: Value::Null,
-                args: None,
-                state: State::failed(run.unforeseen_panic(panic)),
-                warnings: Vec::new(),
-            },
+        let done = {
+            let steps = std::pin::pin!(run.steps(args));
+            match guard_future(steps).await {
+                Ok(done) => done,
+                Err(panic) => Done {
+                    input: Value::Null,
+                    args: None,
+                    state: State::failed(run.unforeseen_panic(panic)),
+                    warnings: Vec::new(),
+                },
+            }
         };
         let Done {
             input,
@@ -237,15 +241,18 @@ impl<T: Tool> Entry<T> {
 }
 
 impl<T: Tool> Run<'_, T> {
+    #[inline]
     fn enter(&self, phase: Phase) {
         self.phase.store(phase as u8, Ordering::Relaxed);
     }
 
+    #[inline]
     fn nested(&self) -> bool {
         self.origin.is_nested()
     }
 
     /// Steps 2–8.
+    #[inline]
     async fn steps(&self, raw: RawArgs<'_>) -> Done<T> {
         let (input, args) = match self.parse_arguments(raw) {
             Ok(parsed) => parsed,
@@ -288,11 +295,13 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
     /// deserialize.
+    #[inline]
     fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
         self.enter(Phase::ParseArguments);
-        read_arguments::<T>(&self.entry.compiled, raw)
+        read_arguments::<T>(&self.entry.compiled, raw, self.options.dialect)
     }
 
+    #[inline]
     fn cancelled(&self) -> bool {
         self.options
             .cancel
@@ -301,6 +310,7 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
+    #[inline]
     fn pre_execute(&self, arguments: &Value) -> Option<ErrorInfo> {
         self.enter(Phase::PreExecute);
         let view = PreExecute {
@@ -335,6 +345,7 @@ impl<T: Tool> Run<'_, T> {
     /// drops the body's future before this returns, so the tool's cleanup
     /// in `Drop` is done by then; a blocking body cannot be stopped, so its
     /// token is cancelled and its late result dropped.
+    #[inline]
     async fn execute(&self, args: &T::Args) -> Result<T::Value, ErrorInfo> {
         self.enter(Phase::Execute);
         let caller = self.options.cancel.as_ref();
@@ -349,7 +360,8 @@ impl<T: Tool> Run<'_, T> {
             .or(T::INFO.timeout)
             .or(self.settings.default_timeout);
         let outcome = if T::INFO.blocking {
-            self.execute_blocking(args, caller, timeout).await
+            // Boxed: the rare path keeps the common one's future small.
+            Box::pin(self.execute_blocking(args, caller, timeout)).await
         } else {
             let cx = ToolContext::new(
                 self.registry,
@@ -359,8 +371,8 @@ impl<T: Tool> Run<'_, T> {
                 caller,
                 self.options.progress.as_ref(),
             );
-            let body = guard_future(self.entry.tool.execute(args, &cx));
-            let outcome = race(body, timeout, caller).await;
+            let body = std::pin::pin!(self.entry.tool.execute(args, &cx));
+            let outcome = race(guard_future(body), timeout, caller).await;
             if !matches!(outcome, Raced::Done(_)) {
                 // Work the tool spawned with its token stops too.
                 cx.cancel_own();
@@ -391,6 +403,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 4 for a blocking tool: its own thread from tokio's blocking
     /// pool, with a context that owns what it borrows.
+    #[cold]
     async fn execute_blocking(
         &self,
         args: T::Args,
@@ -433,6 +446,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 5: lossless JSON, then the output schema. A value's own keys
     /// never appear in a message (see [`crate::path`]).
+    #[inline]
     fn check_value(&self, typed: T::Value) -> Result<Produced<T::Value>, ErrorInfo> {
         self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
@@ -458,6 +472,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 5 for a replacement value: depth and lossless rules, the output
     /// schema, then typed.
+    #[cold]
     fn check_replacement(&self, json: Value) -> Result<Produced<T::Value>, ErrorInfo> {
         self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
@@ -481,6 +496,7 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 6: content, and meta for top-level calls.
+    #[inline]
     fn project(
         &self,
         args: &T::Args,
@@ -521,6 +537,7 @@ impl<T: Tool> Run<'_, T> {
         }
     }
 
+    #[inline]
     fn presentation_meta(
         &self,
         args: &T::Args,
@@ -550,6 +567,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 7: each policy sees the previous decision applied. Denied calls
     /// come through too, as in the reference system.
+    #[inline]
     fn post_execute(
         &self,
         arguments: &Value,
@@ -606,6 +624,7 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 8: content over budget goes to the spill store (top-level
     /// successes only); a failed write keeps the content and warns.
+    #[inline]
     fn spill(&self, result: &mut ToolResult) -> Vec<String> {
         self.enter(Phase::Spill);
         let mut warnings = Vec::new();
@@ -626,11 +645,13 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 9: the result goes to the session log, when one is attached.
+    #[inline]
     fn publish(&self, result: &ToolResult, error: Option<&ErrorInfo>, warnings: &mut Vec<String>) {
         publish(self.settings, self.origin, self.id, result, error, warnings);
     }
 
     /// Step 10: the call card and the result card, top-level calls only.
+    #[inline]
     fn draw_cards(
         &self,
         args: Option<&T::Args>,
@@ -652,6 +673,7 @@ impl<T: Tool> Run<'_, T> {
         (Some(call_card), Some(result_card))
     }
 
+    #[cold]
     fn invalid_output(&self, detail: &str) -> ErrorInfo {
         ErrorInfo::new(
             ErrorCode::InvalidToolOutput,
@@ -662,12 +684,14 @@ impl<T: Tool> Run<'_, T> {
         )
     }
 
+    #[cold]
     fn failed(&self, message: String) -> ErrorInfo {
         ErrorInfo::new(ErrorCode::ToolFailed, message)
     }
 
     /// A panic the step guards did not catch, as the error of the step it
     /// happened in.
+    #[cold]
     fn unforeseen_panic(&self, panic: String) -> ErrorInfo {
         let name = T::INFO.name;
         match Phase::of(self.phase.load(Ordering::Relaxed)) {
@@ -701,6 +725,9 @@ async fn race<F: Future>(
     timeout: Option<Duration>,
     cancel: Option<&CancellationToken>,
 ) -> Raced<F::Output> {
+    if timeout.is_none() && cancel.is_none() {
+        return Raced::Done(body.await);
+    }
     let timed = async {
         match timeout {
             Some(limit) => match tokio::time::timeout(limit, body).await {
@@ -720,6 +747,7 @@ async fn race<F: Future>(
     }
 }
 
+#[cold]
 fn aborted_before_dispatch() -> ErrorInfo {
     ErrorInfo::new(
         ErrorCode::AbortedBeforeDispatch,
@@ -728,6 +756,7 @@ fn aborted_before_dispatch() -> ErrorInfo {
 }
 
 /// A `Block` decision: the feedback is the content, and its text the message.
+#[cold]
 fn blocked<V>(feedback: Vec<ContentBlock>) -> State<V> {
     let mut message = content_text(&feedback);
     if message.trim().is_empty() {
@@ -775,6 +804,7 @@ pub(super) fn publish(
 pub(crate) fn read_arguments<T: Tool>(
     compiled: &Compiled,
     raw: RawArgs<'_>,
+    dialect: Option<Dialect>,
 ) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
     let json = match raw {
         RawArgs::Refused(error) => return Err((Value::String(too_deep_input()), error)),
@@ -782,7 +812,11 @@ pub(crate) fn read_arguments<T: Tool>(
         RawArgs::Text("") => Value::Object(Default::default()),
         RawArgs::Text(text) => match serde_json::from_str::<Value>(text) {
             Ok(json) => {
-                if let Err(e) = check_value_with(&json, "arguments", Keys::Shown) {
+                // The parser caps depth; `-0.0` is all left to check, and a
+                // text without a `-` cannot hold it (a fast `memchr`).
+                if text.as_bytes().contains(&b'-')
+                    && let Err(e) = check_value_with(&json, "arguments", Keys::Shown)
+                {
                     return Err((json, invalid_args(&e.to_string())));
                 }
                 json
@@ -802,6 +836,10 @@ pub(crate) fn read_arguments<T: Tool>(
     if !json.is_object() {
         return Err((json, invalid_args("\"arguments\" must be a JSON object")));
     }
+    let json = match dialect {
+        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
+        None => json,
+    };
     if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
         return Err((json, invalid_args(&message)));
     }
@@ -824,6 +862,7 @@ pub(crate) fn read_arguments<T: Tool>(
     }
 }
 
+#[cold]
 fn invalid_args(detail: &str) -> ErrorInfo {
     ErrorInfo::new(
         ErrorCode::InvalidArgs,
