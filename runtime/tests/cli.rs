@@ -172,23 +172,69 @@ impl Sleep {
     }
 }
 
+#[derive(Clone, Deserialize, JsonSchema)]
+struct Node {
+    name: String,
+    #[serde(default)]
+    children: Vec<Node>,
+}
+
+#[derive(Clone, Deserialize, JsonSchema)]
+struct TreeArgs {
+    /// The tree.
+    root: Node,
+    /// Count this many levels only (0: all).
+    #[serde(default)]
+    max_depth: u32,
+}
+
+struct Tree;
+
+/// Count the nodes of a tree.
+#[tool(name = "tree", read_only)]
+impl Tree {
+    fn execute(args: TreeArgs) -> u64 {
+        fn count(node: &Node, depth: u32, max: u32) -> u64 {
+            if max != 0 && depth >= max {
+                return 0;
+            }
+            1 + node
+                .children
+                .iter()
+                .map(|c| count(c, depth + 1, max))
+                .sum::<u64>()
+        }
+        count(&args.root, 0, args.max_depth)
+    }
+    fn render(args: &TreeArgs, n: &u64) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "{n} nodes under {}",
+            args.root.name
+        ))]
+    }
+}
+
 struct Ls {
     root: PathBuf,
 }
 
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+struct Names(Vec<String>);
+
 /// List the names in the root directory.
 #[tool(name = "ls", kind = read, read_only)]
 impl Ls {
-    async fn execute(&self, _args: Empty, _cx: &ToolContext<'_>) -> Result<Vec<String>, ToolError> {
+    async fn execute(&self, _args: Empty, _cx: &ToolContext<'_>) -> Result<Names, ToolError> {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.root)? {
             names.push(entry?.file_name().to_string_lossy().into_owned());
         }
         names.sort();
-        Ok(names)
+        Ok(Names(names))
     }
-    fn render(_: &Empty, names: &Vec<String>) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(names.join("\n"))]
+    fn render(_: &Empty, names: &Names) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(names.0.join("\n"))]
     }
 }
 
@@ -200,6 +246,7 @@ fn program() -> ExitCode {
             .tool(Fail)
             .tool(Boom)
             .tool(Sleep)
+            .tool(Tree)
             .tool(Ls {
                 root: globals.root().to_owned(),
             })
@@ -219,50 +266,31 @@ fn main() -> ExitCode {
     if std::env::var_os(AS_PROGRAM).is_some() {
         return program();
     }
-    let tests: &[(&str, fn())] = &[
-        (
-            "help_shows_an_example_per_command",
-            help_shows_an_example_per_command,
-        ),
-        (
-            "no_command_prints_the_help_and_exits_2",
-            no_command_prints_the_help_and_exits_2,
-        ),
-        (
-            "usage_errors_are_one_line_and_exit_2",
-            usage_errors_are_one_line_and_exit_2,
-        ),
-        ("list_prints_a_table_or_json", list_prints_a_table_or_json),
-        ("call_shows_the_four_views", call_shows_the_four_views),
-        ("call_json_is_one_object", call_json_is_one_object),
-        ("error_results_exit_1", error_results_exit_1),
-        (
-            "a_panic_is_one_line_and_an_error_result",
-            a_panic_is_one_line_and_an_error_result,
-        ),
-        (
-            "call_reads_arguments_from_stdin",
-            call_reads_arguments_from_stdin,
-        ),
-        ("timeout_ends_the_call", timeout_ends_the_call),
-        ("root_confines_the_tools", root_confines_the_tools),
-        (
-            "terminal_controls_are_shown_escaped",
-            terminal_controls_are_shown_escaped,
-        ),
-        ("call_log_replays", call_log_replays),
-        (
-            "replay_reports_problems_and_bad_paths",
-            replay_reports_problems_and_bad_paths,
-        ),
-        (
-            "replay_progress_only_on_a_terminal",
-            replay_progress_only_on_a_terminal,
-        ),
-        (
-            "a_closed_pipe_is_not_an_error",
-            a_closed_pipe_is_not_an_error,
-        ),
+    // Every test function, by name; one left out here is dead code, which
+    // the workspace's `clippy -D warnings` refuses.
+    macro_rules! tests {
+        ($($test:ident),* $(,)?) => { &[$((stringify!($test), $test as fn())),*] };
+    }
+    let tests: &[(&str, fn())] = tests![
+        help_shows_an_example_per_command,
+        no_command_prints_the_help_and_exits_2,
+        usage_errors_are_one_line_and_exit_2,
+        list_prints_a_table_or_json,
+        schema_prints_definitions_in_each_dialect,
+        call_reads_a_dialects_arguments,
+        call_shows_the_four_views,
+        call_json_is_one_object,
+        error_results_exit_1,
+        a_panic_is_one_line_and_an_error_result,
+        call_reads_arguments_from_stdin,
+        timeout_ends_the_call,
+        root_confines_the_tools,
+        terminal_controls_are_shown_escaped,
+        call_log_replays,
+        replay_reports_problems_and_bad_paths,
+        replay_writes_an_html_page,
+        replay_progress_only_on_a_terminal,
+        a_closed_pipe_is_not_an_error,
     ];
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let selected: Vec<_> = tests
@@ -356,6 +384,7 @@ fn help_shows_an_example_per_command() {
         "The test tools.",
         "Usage: tools [OPTIONS] <COMMAND>",
         "list",
+        "schema",
         "call",
         "replay",
         "--root <DIR>",
@@ -366,8 +395,9 @@ fn help_shows_an_example_per_command() {
     }
     for (command, example) in [
         ("list", "tools list --json"),
+        ("schema", "tools schema --dialect anthropic --tool echo"),
         ("call", "tools call echo '{\"text\":\"hi\"}'"),
-        ("replay", "tools replay session.jsonl"),
+        ("replay", "tools replay session.jsonl --html session.html"),
     ] {
         let out = run(&[command, "--help"]);
         assert_eq!(code(&out), 0);
@@ -406,7 +436,7 @@ fn usage_errors_are_one_line_and_exit_2() {
     let err = usage_error(&["call", "nope", "{}"]);
     assert!(
         err.contains(
-            "no tool \"nope\" is registered; the tools are: echo, exit, fail, boom, sleep, ls"
+            "no tool \"nope\" is registered; the tools are: echo, exit, fail, boom, sleep, tree, ls"
         ),
         "{err}"
     );
@@ -433,7 +463,7 @@ fn list_prints_a_table_or_json() {
     assert_eq!(stderr(&out), "");
     let table = stdout(&out);
     let lines: Vec<&str> = table.lines().collect();
-    assert_eq!(lines.len(), 7, "{table}");
+    assert_eq!(lines.len(), 8, "{table}");
     let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(header, ["NAME", "KIND", "HINTS", "DESCRIPTION"]);
     let row = |name: &str| {
@@ -465,7 +495,10 @@ fn list_prints_a_table_or_json() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["echo", "exit", "fail", "boom", "sleep", "ls"]);
+    assert_eq!(
+        names,
+        ["echo", "exit", "fail", "boom", "sleep", "tree", "ls"]
+    );
     assert_eq!(
         listed[0],
         json!({
@@ -476,6 +509,125 @@ fn list_prints_a_table_or_json() {
         })
     );
     assert_eq!(listed[1]["kind"], "execute");
+}
+
+fn schema_prints_definitions_in_each_dialect() {
+    // Canonical: every definition with both schemas.
+    let out = run(&["schema"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let all: Value = serde_json::from_str(&stdout(&out)).expect("schema prints JSON");
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 7);
+    assert_eq!(all[0]["name"], "echo");
+    assert_eq!(all[0]["inputSchema"]["required"], json!(["text"]));
+    assert_eq!(
+        all[0]["outputSchema"]["properties"]["chars"]["type"],
+        "integer"
+    );
+    assert_eq!(all[0]["annotations"]["readOnlyHint"], true);
+
+    // One tool: one object.
+    let out = run(&["schema", "--tool", "exit"]);
+    assert_eq!(code(&out), 0);
+    let exit: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(exit["name"], "exit");
+    assert_eq!(exit["kind"], "execute");
+
+    // Every dialect prints valid JSON for the tools it can express.
+    for dialect in toolprism::dialect::Dialect::ALL {
+        let out = run(&["schema", "--dialect", dialect.name(), "--tool", "echo"]);
+        assert_eq!(code(&out), 0, "{dialect}: {}", stderr(&out));
+        let one: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let expected = toolprism::dialect::definition(
+            dialect,
+            &Registry::builder()
+                .tool(Echo)
+                .build()
+                .unwrap()
+                .definition("echo")
+                .unwrap()
+                .clone(),
+        )
+        .unwrap();
+        assert_eq!(&one, expected.json(), "{dialect}");
+    }
+    let out = run(&["schema", "--dialect", "openai"]);
+    let tools: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(tools.as_array().unwrap().len(), 7);
+    assert_eq!(tools[0]["type"], "function");
+
+    // A tool the dialect cannot express: the others are printed, the
+    // refusal is one line on stderr, exit 1.
+    let out = run(&["schema", "--dialect", "gemini-openapi"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let tools: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"tree") && names.contains(&"echo"),
+        "{names:?}"
+    );
+    let err = stderr(&out);
+    let refusals: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(refusals.len(), 1, "{err}");
+    assert!(
+        refusals[0].contains("\"tree\"") && refusals[0].contains("recursive"),
+        "{err}"
+    );
+    let out = run(&["schema", "--dialect", "gemini-openapi", "--tool", "tree"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+
+    let err = usage_error(&["schema", "--dialect", "openia"]);
+    assert!(
+        err.contains("openai") && err.contains("anthropic-strict"),
+        "{err}"
+    );
+    let err = usage_error(&["schema", "--tool", "nope"]);
+    assert!(err.contains("no tool \"nope\""), "{err}");
+}
+
+fn call_reads_a_dialects_arguments() {
+    // OpenAI strict mode makes every field required and sends null for the
+    // optional ones: read as the dialect, the null is the default.
+    let args = r#"{"root":{"name":"a","children":[{"name":"b","children":[]}]},"max_depth":null}"#;
+    let out = run(&["call", "tree", args, "--dialect", "openai", "--json"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let object: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(object["value"], 2);
+    // Read as canonical arguments, the same null breaks the schema.
+    let out = run(&["call", "tree", args, "--json"]);
+    assert_eq!(code(&out), 1);
+    let object: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(object["error"]["code"], "INVALID_ARGS");
+    // The log keeps the dialect, so replay reads the arguments the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("s.jsonl");
+    let log_arg = log.to_str().unwrap();
+    let out = run(&[
+        "call",
+        "tree",
+        args,
+        "--dialect",
+        "openai",
+        "--log",
+        log_arg,
+    ]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains(r#""dialect":"openai""#)
+    );
+    let out = run(&["replay", log_arg]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("2 nodes"), "{}", stdout(&out));
 }
 
 fn call_shows_the_four_views() {
@@ -802,6 +954,47 @@ fn replay_reports_problems_and_bad_paths() {
     assert!(err.contains("missing.jsonl"), "{err}");
     let err = usage_error(&["replay", dir.path().to_str().unwrap()]);
     assert!(err.contains("is a directory"), "{err}");
+}
+
+fn replay_writes_an_html_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    let log_arg = log.to_str().unwrap();
+    for args in [
+        r#"{"text":"<script>alert(1)</script>"}"#,
+        r#"{"text":"two"}"#,
+    ] {
+        run(&["call", "echo", args, "--log", log_arg]);
+    }
+    let page = dir.path().join("session.html");
+    let out = run(&["replay", log_arg, "--html", page.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!("wrote {} (2 calls)\n", page.display())
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..100]);
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains("<script>alert(1)"));
+
+    // Never over the log itself.
+    let err = usage_error(&["replay", log_arg, "--html", log_arg]);
+    assert!(err.contains("the session log itself"), "{err}");
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .starts_with("{\"type\":\"tool/call\"")
+    );
+    // A page that cannot be written: exit 1, one line.
+    let out = run(&[
+        "replay",
+        log_arg,
+        "--html",
+        dir.path().join("no/such/dir/p.html").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
 
 /// A log of `calls` echo calls, each with its result: `2 × calls` events.

@@ -13,6 +13,7 @@ use super::terminal::{Style, draw_call, draw_result};
 use super::text::{clean, ellipsize, one_line, plural};
 use super::{Failure, Status};
 use crate::content::ContentBlock;
+use crate::dialect::Dialect;
 use crate::log::SessionLog;
 use crate::registry::{CallOptions, Registry, ToolCall};
 use crate::result::ToolOutcome;
@@ -40,6 +41,10 @@ pub(crate) struct CallArgs {
     /// The call's id [default: cli-<milliseconds since 1970>-<process id>].
     #[arg(long, value_name = "ID")]
     id: Option<String>,
+    /// The arguments are as a model speaking this dialect sends them (OpenAI
+    /// strict mode's nulls for optional fields are removed before validation).
+    #[arg(long, value_name = "DIALECT", value_parser = super::schema::dialects())]
+    dialect: Option<Dialect>,
 }
 
 /// The most arguments read from stdin: as much as one log line may hold.
@@ -64,16 +69,7 @@ pub(crate) fn run(
     out: &mut dyn Write,
 ) -> Result<Status, Failure> {
     if registry.definition(&args.name).is_none() {
-        let names: Vec<&str> = registry.definitions().map(|d| d.name.as_str()).collect();
-        return Err(Failure::Usage(format!(
-            "no tool \"{}\" is registered; the tools are: {}",
-            ellipsize(&args.name, 64),
-            if names.is_empty() {
-                "(none)".to_owned()
-            } else {
-                names.join(", ")
-            }
-        )));
+        return Err(super::unknown_tool(registry, &args.name));
     }
     let arguments = match args.arguments.as_deref() {
         None => String::new(),
@@ -93,6 +89,9 @@ pub(crate) fn run(
     if let Some(timeout) = args.timeout {
         options = options.with_timeout(timeout);
     }
+    if let Some(dialect) = args.dialect {
+        options = options.with_dialect(dialect);
+    }
     let bar = progress::on_terminal().then(|| Arc::new(Mutex::new(Bar::new(args.name.clone()))));
     if let Some(bar) = &bar {
         let bar = Arc::clone(bar);
@@ -109,7 +108,7 @@ pub(crate) fn run(
 
     let mut warnings = Vec::new();
     if let Some(log) = &log
-        && let Err(e) = log.record_call(&call_id, &args.name, &arguments)
+        && let Err(e) = log.record_call_in(&call_id, &args.name, &arguments, args.dialect)
     {
         warnings.push(format!("--log: could not append tool/call: {e}"));
     }
@@ -140,7 +139,7 @@ pub(crate) fn run(
         show(out, &args.name, &arguments, &outcome, &warnings)?;
     }
     Ok(if outcome.is_error() {
-        Status::ErrorResult
+        Status::Failed
     } else {
         Status::Ok
     })

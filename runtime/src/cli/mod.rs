@@ -6,8 +6,9 @@
 //! | command | what it does |
 //! |---|---|
 //! | `list [--json]` | the tools: name, kind, hints and description, as a table or JSON |
+//! | `schema [--dialect D] [--tool NAME]` | the definitions, toolprism's own or in a provider's request shape ([`dialect`](crate::dialect)) |
 //! | `call NAME [JSON] [--json]` | runs one call and shows the model's view, the value, the meta and both cards, or one JSON object |
-//! | `replay LOG` | draws a session log's cards again in the terminal, with a progress bar on a terminal for a large log |
+//! | `replay LOG [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](crate::html)) |
 //!
 //! ```no_run
 //! # use toolprism::{ContentBlock, Registry, tool};
@@ -40,11 +41,12 @@
 //! ## Exit status
 //!
 //! Scripts can rely on: **0** success; **1** the call returned an error
-//! result (the command ran, and what it ran failed: also a log that cannot
-//! be read back); **2** bad usage (an unknown command or option, a missing
-//! or malformed value, a tool that is not registered, a `--root` that is not
-//! a directory, a registry that cannot be built). Errors are written to
-//! stderr on one line, `error: …`.
+//! result (and, for the other commands, what they ran failed: a dialect
+//! that cannot express a tool, a log that cannot be read to its end, a page
+//! that cannot be written); **2** bad usage (an unknown command or option,
+//! a missing or malformed value, a tool that is not registered, a `--root`
+//! or a log that does not exist, a registry that cannot be built). Errors
+//! are written to stderr on one line, `error: …`.
 //!
 //! ## Output
 //!
@@ -58,6 +60,7 @@ mod call;
 mod list;
 mod progress;
 mod replay;
+mod schema;
 mod table;
 pub mod terminal;
 mod text;
@@ -370,11 +373,17 @@ impl Cli {
             .long_about(Resettable::Reset)
             .after_help(format!(
                 "Exit status: 0 ok, 1 the call returned an error result, 2 bad usage.\n\n\
-                 Examples:\n  {bin} list\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl"
+                 Examples:\n  {bin} list\n  {bin} schema --dialect openai\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl"
             ))
             .mut_subcommand("list", |c| {
                 c.after_help(format!(
                     "Example:\n  {bin} list --json    # [{{\"name\", \"title\"?, \"description\", \"kind\", \"annotations\"}}, …]"
+                ))
+            })
+            .mut_subcommand("schema", |c| {
+                c.after_help(format!(
+                    "Exit status: 0 ok, 1 the dialect cannot express a tool (the others are printed), 2 bad usage.\n\n\
+                     Example:\n  {bin} schema --dialect anthropic --tool {tool}"
                 ))
             })
             .mut_subcommand("call", |c| {
@@ -385,7 +394,7 @@ impl Cli {
             })
             .mut_subcommand("replay", |c| {
                 c.after_help(format!(
-                    "Example:\n  {bin} replay session.jsonl | less -R"
+                    "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html"
                 ))
             });
         if let Source::Build(_) = self.source {
@@ -415,6 +424,8 @@ struct Top {
 enum Command {
     /// List the tools: name, kind, hints and description.
     List(list::ListArgs),
+    /// Print the tool definitions, canonical or in a provider's request shape.
+    Schema(schema::SchemaArgs),
     /// Run one call and show the model's view, the value, the meta and both cards.
     Call(call::CallArgs),
     /// Draw a session log's cards again in the terminal.
@@ -427,6 +438,7 @@ impl Command {
         let mut out = io::BufWriter::new(stdout.lock());
         let outcome = match self {
             Command::List(args) => list::run(registry, &args, &mut out),
+            Command::Schema(args) => schema::run(registry, &args, &mut out),
             Command::Call(args) => call::run(registry, args, runtime, &mut out),
             Command::Replay(args) => replay::run(registry, &args, &mut out),
         };
@@ -462,15 +474,32 @@ impl From<io::Error> for Failure {
 /// A command's exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {
+    /// Exit 0.
     Ok,
-    ErrorResult,
+    /// Exit 1: the call returned an error result, or what the command ran
+    /// failed.
+    Failed,
+}
+
+/// A tool name that is not registered: a usage error naming the tools.
+fn unknown_tool(registry: &Registry, name: &str) -> Failure {
+    let names: Vec<&str> = registry.definitions().map(|d| d.name.as_str()).collect();
+    Failure::Usage(format!(
+        "no tool \"{}\" is registered; the tools are: {}",
+        text::ellipsize(name, 64),
+        if names.is_empty() {
+            "(none)".to_owned()
+        } else {
+            names.join(", ")
+        }
+    ))
 }
 
 impl From<Status> for ExitCode {
     fn from(status: Status) -> Self {
         match status {
             Status::Ok => ExitCode::SUCCESS,
-            Status::ErrorResult => ExitCode::from(1),
+            Status::Failed => ExitCode::from(1),
         }
     }
 }

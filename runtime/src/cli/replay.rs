@@ -4,15 +4,16 @@
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::progress::{self, Bar};
 use super::terminal::{Style, draw_call, draw_result};
 use super::text::{one_line, plural, thousands};
 use super::{Failure, Status};
+use crate::html::{Session, session_page};
 use crate::registry::Registry;
-use crate::replay::{Replay, ReplayItem, ReplayProblem, ReplayedEntry};
+use crate::replay::{Replay, ReplayItem, ReplayProblem, Replayed, ReplayedEntry};
 
 /// Options of `replay`.
 #[derive(Debug, clap::Args)]
@@ -20,6 +21,10 @@ pub(crate) struct ReplayArgs {
     /// The session log: JSON Lines, as `toolprism::log::SessionLog` writes it.
     #[arg(value_name = "LOG")]
     log: PathBuf,
+    /// Write the session as one self-contained HTML page to OUT instead of
+    /// drawing it in the terminal (a one-line summary is printed).
+    #[arg(long, value_name = "OUT")]
+    html: Option<PathBuf>,
 }
 
 /// A log smaller than this replays too fast for a progress bar to help.
@@ -65,6 +70,15 @@ pub(crate) fn run(
             "{shown} is a directory; give the session log's file"
         )));
     }
+    if let Some(page) = &args.html
+        && let (Ok(a), Ok(b)) = (args.log.canonicalize(), page.canonicalize())
+        && a == b
+    {
+        return Err(Failure::Usage(format!(
+            "--html {}: that is the session log itself; write the page to another path",
+            page.display()
+        )));
+    }
     let total = meta.len();
     let read = Rc::new(Cell::new(0));
     let reader = Counting {
@@ -101,8 +115,47 @@ pub(crate) fn run(
         bar.finish();
     }
     entries.sort_by_key(|e| e.call_line);
-    draw(out, &entries, &problems, &shown.to_string())?;
+    let replayed = Replayed { entries, problems };
+    match &args.html {
+        None => draw(
+            out,
+            &replayed.entries,
+            &replayed.problems,
+            &shown.to_string(),
+        )?,
+        Some(page) => write_page(out, &replayed, &args.log, page)?,
+    }
     Ok(Status::Ok)
+}
+
+/// The session as an HTML page at `page`, and one line saying so.
+fn write_page(
+    out: &mut dyn Write,
+    replayed: &Replayed,
+    log: &Path,
+    page: &Path,
+) -> Result<(), Failure> {
+    let title = log.file_name().map_or_else(
+        || log.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let session = Session::new(title, replayed).with_source(log.display().to_string());
+    let counts = session.counts();
+    std::fs::write(page, session_page(&session))
+        .map_err(|e| Failure::Failed(format!("--html {}: {e}", page.display())))?;
+    let mut summary = plural(counts.calls as u64, "call", "calls");
+    if counts.problems > 0 {
+        summary.push_str(&format!(
+            ", {}",
+            plural(counts.problems as u64, "problem", "problems")
+        ));
+    }
+    writeln!(
+        out,
+        "wrote {} ({summary})",
+        one_line(&page.display().to_string())
+    )?;
+    Ok(())
 }
 
 /// Every entry and problem, in the order of their lines in the log, then a
