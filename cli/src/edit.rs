@@ -60,12 +60,13 @@ pub(crate) fn declares_module(source: &str, module: &str) -> bool {
         .any(|l| module_of(l, false) == Some(module))
 }
 
-/// The first line of the attributes and doc comments above line `at`.
+/// The first line of the attributes and comments above line `at`: they
+/// belong to it.
 fn start_of_item(lines: &[&str], at: usize) -> usize {
     let mut start = at;
     while start > 0 {
         let above = lines[start - 1];
-        if above.starts_with("#[") || above.starts_with("///") {
+        if above.starts_with("#[") || (above.starts_with("//") && !above.starts_with("//!")) {
             start -= 1;
         } else {
             break;

@@ -34,6 +34,7 @@ use crate::template::{Card, Kind};
 #[command(
     name = "cargo toolprism",
     bin_name = "cargo toolprism",
+    arg_required_else_help = true,
     after_help = "Exit status: 0 done, 1 a write failed, 2 bad usage (nothing was changed).\n\nExample:\n  cargo toolprism new weather --card generic --path my-agent"
 )]
 struct Cli {

@@ -210,6 +210,12 @@ fn check_free(
 ) -> Result<(), Refusal> {
     let module = &names.module;
     let taken = |why: String| Err(Refusal::Usage(why));
+    if info.sibling_roots.contains(module) {
+        return taken(format!(
+            "`{module}` is the name of a target's own file next to {}; pick another name",
+            relative(info, &info.root_file)
+        ));
+    }
     if module_file.exists() {
         return taken(format!(
             "{} already exists: a tool named \"{}\" was scaffolded before, or pick another name",
@@ -220,12 +226,6 @@ fn check_free(
     let folder = root_dir.join(module).join("mod.rs");
     if folder.exists() {
         return taken(format!("{} already exists", relative(info, &folder)));
-    }
-    if info.sibling_roots.contains(module) {
-        return taken(format!(
-            "`{module}` is the name of a target's own file next to {}; pick another name",
-            relative(info, &info.root_file)
-        ));
     }
     if let Some(dep) = info.dependencies.iter().find(|d| d.code_name() == *module) {
         return taken(format!(

@@ -181,6 +181,43 @@ mod tests {
         }
     }
 
+    /// A tool's types are `{{Type}}Args`, `{{Type}}Line`, …: no template
+    /// may import a name one of them could be (a tool called `numbered`
+    /// makes `NumberedLine`), or that tool's module would not compile.
+    #[test]
+    fn no_generated_type_can_shadow_an_import() {
+        for &card in Card::value_variants() {
+            let text = card.template();
+            let suffixes: Vec<&str> = text
+                .split("{{Type}}")
+                .skip(1)
+                .map(|rest| {
+                    let end = rest
+                        .find(|c: char| !c.is_alphanumeric())
+                        .unwrap_or(rest.len());
+                    &rest[..end]
+                })
+                .filter(|s| !s.is_empty())
+                .collect();
+            let imported: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with("use "))
+                .flat_map(|l| l.split(['{', '}', ',', ' ', ':', ';']))
+                .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+                .collect();
+            for name in &imported {
+                for suffix in &suffixes {
+                    assert!(
+                        !(name.ends_with(suffix) && name.len() > suffix.len()),
+                        "{card:?}: a tool named after `{}` would define `{name}`, which the template imports",
+                        &name[..name.len() - suffix.len()]
+                    );
+                }
+            }
+            assert!(suffixes.contains(&"Tool") && suffixes.contains(&"Args"));
+        }
+    }
+
     #[test]
     fn kinds_match_toolprisms() {
         let wire: Vec<&str> = Kind::value_variants().iter().map(|k| k.wire()).collect();
