@@ -255,11 +255,12 @@ fn check_feature_name(feature: &str) -> Result<(), Refusal> {
     }
 }
 
+/// Lines to add to a manifest table: `(key, line)`.
+type Entries = Vec<(String, String)>;
+
 /// The `(table, [(key, line)])` to add so the module builds and its tests
 /// run; an error for what cannot be added by inserting lines.
-fn missing_dependencies(
-    info: &CrateInfo,
-) -> Result<Vec<(&'static str, Vec<(String, String)>)>, Refusal> {
+fn missing_dependencies(info: &CrateInfo) -> Result<Vec<(&'static str, Entries)>, Refusal> {
     let manifest = relative(info, &info.manifest);
     let normal = |name: &str| info.dependency(name, false);
     let any = |name: &str| {
