@@ -92,7 +92,6 @@ pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolI
 pub use toolprism_macros::tool;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
 /// The README's quickstart runs as a doctest, so it cannot drift.

@@ -814,6 +814,43 @@ impl Tool for Sleeper {
     }
 }
 
+struct BlockingSleep;
+
+/// Sleeps n milliseconds, blocking its thread; declared with the attribute.
+#[tool(name = "blocking_sleep", blocking)]
+impl BlockingSleep {
+    fn execute(args: N) -> i64 {
+        std::thread::sleep(Duration::from_millis(args.n as u64));
+        args.n
+    }
+    fn render(_: &N, v: &i64) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v.to_string())]
+    }
+}
+
+#[test]
+fn c5_tool_blocking_keeps_the_timeout() {
+    assert!(BlockingSleep::INFO.blocking);
+    let registry = Registry::builder().tool(BlockingSleep).build().unwrap();
+    let options = CallOptions::new().with_timeout(Duration::from_millis(100));
+    // Timed inside the runtime: dropping a runtime waits for its blocking
+    // threads, the late sleep included.
+    let rt = runtime();
+    let (out, took) = rt.block_on(async {
+        let started = Instant::now();
+        let out = registry
+            .call_with(
+                ToolCall::new("1", "blocking_sleep", r#"{"n":500}"#),
+                &options,
+            )
+            .await;
+        (out, started.elapsed())
+    });
+    assert_eq!(out.code().unwrap(), "TIMEOUT", "{out:?}");
+    assert!(took < Duration::from_millis(400), "{took:?}");
+    rt.shutdown_background();
+}
+
 #[test]
 fn c5_a_blocking_tool_times_out_on_time_on_both_runtime_flavours() {
     for multi in [false, true] {
