@@ -290,6 +290,7 @@ fn main() -> ExitCode {
         replay_reports_problems_and_bad_paths,
         replay_writes_an_html_page,
         replay_progress_only_on_a_terminal,
+        hostile_input_is_a_result_or_a_problem,
         a_closed_pipe_is_not_an_error,
     ];
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -1075,6 +1076,77 @@ fn replay_progress_only_on_a_terminal() {
     ));
     let terminal = String::from_utf8_lossy(&out.stdout);
     assert!(!terminal.contains("replaying"), "{terminal:?}");
+}
+
+fn hostile_input_is_a_result_or_a_problem() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let dir = tempfile::tempdir().unwrap();
+    let args_file = dir.path().join("deep.json");
+    std::fs::write(&args_file, format!(r#"{{"text":{deep}}}"#)).unwrap();
+    let out = tools()
+        .args(["call", "echo", "-", "--json"])
+        .stdin(std::fs::File::open(&args_file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let object: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(object["error"]["code"], "INVALID_ARGS");
+    assert!(object["error"]["message"].as_str().unwrap().len() < 1024);
+    // The human view stays short.
+    let out = tools()
+        .args(["call", "echo", "-"])
+        .stdin(std::fs::File::open(&args_file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).len() < 4096, "{} bytes", stdout(&out).len());
+
+    // 10 MB in, a capped view out; the JSON has all of it.
+    let big = "a line of text\n".repeat(700_000);
+    let args_file = dir.path().join("args.json");
+    std::fs::write(&args_file, json!({ "text": big }).to_string()).unwrap();
+    let out = tools()
+        .args(["call", "echo", "-"])
+        .stdin(std::fs::File::open(&args_file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).len() < 8192, "{} bytes", stdout(&out).len());
+
+    // A log with a deep line, a 10 MB result, bytes that are not UTF-8, and
+    // a torn end: every problem said, every call drawn, output bounded.
+    let log = dir.path().join("hostile.jsonl");
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(
+        format!(
+            "{}\n{}\n",
+            json!({"type": "tool/call", "callId": "1", "name": "echo", "arguments": deep}),
+            json!({"type": "tool/result", "callId": "1", "content": [{"type": "text", "text": big}], "isError": false}),
+        )
+        .as_bytes(),
+    );
+    bytes.extend_from_slice(
+        format!(r#"{{"type":"tool/call","callId":"2","name":{deep}}}"#).as_bytes(),
+    );
+    bytes.extend_from_slice(b"\n{\"type\":\"tool/call\",\"callId\":\"\xff\xfe\"}\n");
+    bytes.extend_from_slice(br#"{"type":"tool/result","callId":"1","con"#);
+    std::fs::write(&log, bytes).unwrap();
+    let out = run(&["replay", log.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shown = stdout(&out);
+    assert!(shown.len() < 8192, "{} bytes", shown.len());
+    assert!(shown.starts_with("#1 1 · echo\n"), "{shown}");
+    assert!(shown.contains("more lines"), "{shown}");
+    let problems: Vec<&str> = shown.lines().filter(|l| l.starts_with("! line ")).collect();
+    assert_eq!(problems.len(), 3, "{shown}");
+    assert!(
+        shown
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("─── 1 call, 3 problems · "),
+        "{shown}"
+    );
 }
 
 fn a_closed_pipe_is_not_an_error() {
