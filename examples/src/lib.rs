@@ -15,15 +15,15 @@
 //! replaces the value, the other only the content.
 //!
 //! The other modules are what the showcase needs: a loopback HTTP server
-//! ([`http_server`]), a SQLite database builder ([`database`]), a terminal
-//! card renderer that switches on the card tag only ([`terminal`]), and the
-//! scenarios and replay checks ([`showcase`]). `examples/own_tool.rs` shows
-//! a user's own tool registered next to the built-in ones.
+//! ([`http_server`]), a SQLite database builder ([`database`]), and the
+//! scenarios and replay checks ([`showcase`]). Cards are drawn by
+//! `toolprism::cli::terminal`, which switches on the card tag only.
+//! `examples/own_tool.rs` shows a user's own tool registered next to the
+//! built-in ones.
 #![forbid(unsafe_code)]
 
 pub mod database;
 pub mod http_server;
 pub mod showcase;
-pub mod terminal;
 mod text;
 pub mod tools;

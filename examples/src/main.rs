@@ -1,24 +1,53 @@
-//! The toolprism showcase: `cargo run` at the workspace root. See
-//! `--help` and the [`toolprism_examples::showcase`] module.
+//! The toolprism showcase: `cargo run` at the workspace root. With no
+//! command it runs the showcase ([`toolprism_examples::showcase`]); the
+//! commands of `toolprism::cli` (`list`, `call`, `replay`) run the built-in
+//! tools, confined to `--root` (default: the current directory). See
+//! `--help`.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use toolprism_examples::showcase::{self, Command, HELP};
+use toolprism::Registry;
+use toolprism::cli::{Cli, Globals};
+use toolprism_examples::showcase::{self, ABOUT, Options};
+use toolprism_examples::tools::AcmeTicketTool;
 use toolprism_examples::tools::render_panic::PANIC_TEXT;
+use toolprism_tools::{
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, WebFetchTool, Workspace, WriteTool,
+};
 
 fn main() -> ExitCode {
-    let options = match showcase::parse_args(std::env::args().skip(1)) {
-        Ok(Command::Help) => {
-            println!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
-        Ok(Command::Run(options)) => options,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
+    Cli::new(tools)
+        .about(ABOUT)
+        .example_call("read", r#"{"path":"README.md"}"#)
+        .default_command(run_showcase)
+        .run()
+}
+
+/// The tools of `list`, `call` and `replay`: the built-in ones, the file
+/// tools and `bash` confined to `--root`, and the third-party example.
+fn tools(globals: &Globals) -> io::Result<Registry> {
+    let ws = Workspace::new(globals.root())?;
+    Registry::builder()
+        .tool(ReadTool::new(ws.clone()))
+        .tool(GrepTool::new(ws.clone()))
+        .tool(GlobTool::new(ws.clone()))
+        .tool(BashTool::new(ws.clone()))
+        .tool(EditTool::new(ws.clone()))
+        .tool(WriteTool::new(ws))
+        .tool(WebFetchTool::new())
+        .tool(AcmeTicketTool::default())
+        .build()
+        .map_err(|e| io::Error::other(e.to_string()))
+}
+
+fn run_showcase(options: Options, globals: &Globals) -> ExitCode {
+    if globals.root_given() {
+        eprintln!(
+            "error: --root applies to the commands (list, call, replay); the showcase makes its own workspace"
+        );
+        return ExitCode::from(2);
+    }
     // The render-panic scenario panics on purpose and the runtime turns the
     // panic into an error result; keep that one panic's message off the
     // terminal. Every other panic is reported as usual.

@@ -133,7 +133,7 @@ fn one_scenario_runs_alone_and_replays() {
 fn help_and_bad_usage() {
     let out = run(&["--help"]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("--scenario NAME"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--scenario <NAME>"));
     let out = run(&["--scenario", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("there is no scenario \"nope\""));

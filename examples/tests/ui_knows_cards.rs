@@ -1,6 +1,8 @@
 //! DESIGN C8: a UI switches on the card tag, never on a tool's name. The
-//! showcase's renderer is checked for any mention of a tool, by name or by
-//! type, and for a `match` on anything but the card enums.
+//! terminal renderer (`toolprism::cli::terminal`, which the showcase and
+//! every `toolprism::cli` program draw with) is checked for any mention of
+//! a tool, by name or by type, and for a `match` on anything but the card
+//! enums.
 
 use toolprism::Tool;
 use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
@@ -8,7 +10,7 @@ use toolprism_tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
 
-const RENDERER: &str = include_str!("../src/terminal.rs");
+const RENDERER: &str = include_str!("../../runtime/src/cli/terminal.rs");
 
 fn tools() -> Vec<(&'static str, &'static str)> {
     fn of<T: Tool>() -> (&'static str, &'static str) {

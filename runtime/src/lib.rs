@@ -53,6 +53,8 @@
 extern crate self as toolprism;
 
 pub mod card;
+#[cfg(feature = "cli")]
+pub mod cli;
 mod content;
 mod context;
 pub mod dialect;

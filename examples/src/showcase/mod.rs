@@ -7,6 +7,7 @@
 //! cargo run -- --scenario bash       # one scenario
 //! cargo run -- --json                # one JSON object per call on stdout
 //! cargo run -- --log /tmp/s.jsonl    # keep the session log there
+//! cargo run -- replay /tmp/s.jsonl   # its cards, drawn again (toolprism::cli)
 //! ```
 
 pub mod fixtures;
@@ -18,11 +19,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use toolprism::cli::clap;
+use toolprism::cli::terminal::{Style, draw_call, draw_result};
 use toolprism::log::SessionLog;
 use toolprism::spill::SpillStore;
 use toolprism::{Registry, ToolCall, ToolOutcome, content_text};
 
-use crate::terminal::{Style, draw_call, draw_result};
 use crate::text::ellipsize;
 use crate::tools::{
     AcmeTicketTool, FlakyRenderTool, mask_phone_numbers_in_content, redact_phone_column,
@@ -37,80 +39,44 @@ use toolprism_tools::{
 /// shows spill at work.
 pub const SPILL_BUDGET: usize = 12 * 1024;
 
-/// What `--help` prints.
-pub const HELP: &str = "\
+/// What `--help` says of the showcase, which runs when no command is given.
+pub const ABOUT: &str = "\
 toolprism showcase: real tools, each call shown as value, content, card and log event,
 then the session log replayed and every card compared with the live one.
 
-usage: toolprism-examples [--scenario NAME] [--json] [--log PATH]
+With no command, runs the showcase: exit status 0 when every check passed, 1 when one
+failed, 2 on bad usage. Needs no network: the HTTP server and the database are made on
+the spot. The commands run the built-in tools, confined to --root (default: the current
+directory).";
 
-  --scenario NAME  run one scenario: read, grep, glob, bash, edit, web_fetch,
-                   sql_query, third-party, render-panic, redaction
-  --json           print one JSON object per call on stdout
-                   ({scenario, callId, callCard, resultCard, persisted});
-                   the report goes to stderr
-  --log PATH       write the session log to PATH, which must not exist yet or
-                   be empty (default: <tmp>/toolprism-showcase/session.jsonl,
-                   replaced on every run); spilled content goes next to it,
-                   in <PATH without extension>.spill/
-  -h, --help       this text
-
-Exit status: 0 when every check passed, 1 when one failed, 2 on bad usage.
-Needs no network: the HTTP server and the database are made on the spot.";
-
-/// Command-line options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The showcase's options (`cargo run -- [OPTIONS]`, no command).
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// Run one scenario only.
+    /// Run one scenario: read, grep, glob, bash, edit, web_fetch, sql_query,
+    /// third-party, render-panic, redaction
+    #[arg(long, value_name = "NAME", value_parser = scenario)]
     pub scenario: Option<String>,
-    /// JSON lines on stdout.
+    /// Print one JSON object per call on stdout ({scenario, callId, callCard,
+    /// resultCard, persisted}); the report goes to stderr
+    #[arg(long)]
     pub json: bool,
-    /// Where the session log goes.
+    /// Write the session log to PATH, which must not exist yet or be empty
+    /// (default: <tmp>/toolprism-showcase/session.jsonl, replaced on every
+    /// run); spilled content goes next to it, in <PATH without extension>.spill/
+    #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
 }
 
-/// What the command line asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Print [`HELP`].
-    Help,
-    /// Run the showcase.
-    Run(Options),
-}
-
-/// Parses the arguments after the program name.
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
-    let mut options = Options::default();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--json" => options.json = true,
-            "--scenario" => {
-                let name = value("--scenario")?;
-                if !scenarios::NAMES.contains(&name.as_str()) {
-                    return Err(format!(
-                        "there is no scenario \"{name}\"; the scenarios are: {}",
-                        scenarios::NAMES.join(", ")
-                    ));
-                }
-                options.scenario = Some(name);
-            }
-            "--log" => options.log = Some(PathBuf::from(value("--log")?)),
-            other => return Err(format!("unknown argument \"{other}\"; see --help")),
-        }
+/// A scenario's name, or why it is not one.
+fn scenario(name: &str) -> Result<String, String> {
+    if scenarios::NAMES.contains(&name) {
+        Ok(name.to_owned())
+    } else {
+        Err(format!(
+            "there is no scenario \"{name}\"; the scenarios are: {}",
+            scenarios::NAMES.join(", ")
+        ))
     }
-    Ok(Command::Run(options))
 }
 
 /// Where the log and spilled content go.
@@ -583,37 +549,36 @@ pub(crate) fn by_call_id(records: &[Record]) -> BTreeMap<&str, &Record> {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
+    #[derive(clap::Parser)]
+    struct Showcase {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        use clap::Parser as _;
+        Showcase::try_parse_from(std::iter::once("showcase").chain(args.iter().copied()))
+            .map(|s| s.options)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn parses_flags() {
-        assert_eq!(parse_args(args(&["--help"])), Ok(Command::Help));
         assert_eq!(
-            parse_args(args(&[
-                "--json",
-                "--scenario",
-                "bash",
-                "--log=/tmp/x.jsonl"
-            ])),
-            Ok(Command::Run(Options {
+            parse(&["--json", "--scenario", "bash", "--log=/tmp/x.jsonl"]),
+            Ok(Options {
                 scenario: Some("bash".into()),
                 json: true,
                 log: Some("/tmp/x.jsonl".into()),
-            }))
+            })
         );
         assert!(
-            parse_args(args(&["--scenario", "nope"]))
+            parse(&["--scenario", "nope"])
                 .unwrap_err()
                 .contains("redaction")
         );
-        assert!(
-            parse_args(args(&["--log"]))
-                .unwrap_err()
-                .contains("needs a value")
-        );
-        assert!(parse_args(args(&["--frobnicate"])).is_err());
+        assert!(parse(&["--log"]).is_err());
+        assert!(parse(&["--frobnicate"]).is_err());
     }
 
     #[test]

@@ -4,15 +4,36 @@
 //! nothing else. It never names a tool, so any tool, present or future,
 //! that returns a card of a known tag is drawn right (DESIGN C8).
 //! Long bodies are cut to a few lines, and the cut is always said.
+//!
+//! Every text in a card is data: control characters (an escape sequence
+//! that would move the cursor or recolour the terminal, a carriage return
+//! that would overwrite a line) and the bidirectional overrides that make
+//! text read differently than it is are shown escaped (`\u{1b}`), never
+//! sent to the terminal as is.
+//!
+//! ```
+//! use toolprism::card::{ExitStatus, ResultCard, TerminalResult};
+//! use toolprism::cli::terminal::{Style, draw_result};
+//!
+//! let card = ResultCard::Terminal(TerminalResult {
+//!     title: Some("make".into()),
+//!     output: Some("\x1b[31mbuild failed\x1b[0m".into()),
+//!     status: Some(ExitStatus::Code(2)),
+//! });
+//! assert_eq!(
+//!     draw_result(&card, Style::default()),
+//!     "◀ [terminal] exit 2 ✗ · make\n  │ \\u{1b}[31mbuild failed\\u{1b}[0m"
+//! );
+//! ```
 
 use similar::{ChangeTag, TextDiff};
-use toolprism::card::{
+
+use super::text::{clean, ellipsize, plural};
+use crate::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, ReadResult,
     ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, WebResult,
 };
-use toolprism::{ContentBlock, content_text};
-
-use crate::text::ellipsize;
+use crate::content::{ContentBlock, content_text};
 
 /// How much of a card to draw.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +65,7 @@ impl Canvas {
     fn new(style: Style, head: String) -> Self {
         Canvas {
             style,
-            head,
+            head: ellipsize(&clean(&head), style.width.saturating_add(20)),
             body: Vec::new(),
             hidden: 0,
         }
@@ -52,7 +73,8 @@ impl Canvas {
 
     fn line(&mut self, text: impl AsRef<str>) {
         if self.body.len() < self.style.max_lines {
-            self.body.push(ellipsize(text.as_ref(), self.style.width));
+            self.body
+                .push(ellipsize(&clean(text.as_ref()), self.style.width));
         } else {
             self.hidden += 1;
         }
@@ -73,7 +95,7 @@ impl Canvas {
         if self.hidden > 0 {
             out.push_str(&format!(
                 "\n  │ … {}",
-                crate::text::plural(self.hidden as u64, "more line", "more lines")
+                plural(self.hidden as u64, "more line", "more lines")
             ));
         }
         out
@@ -165,10 +187,11 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
                 Some(ExitStatus::Signal(signal)) => format!("killed by {signal} ✗"),
                 None => "still running".to_owned(),
             };
-            let mut c = Canvas::new(
-                style,
-                format!("◀ [terminal] {status} · {}", title.as_deref().unwrap_or("")),
-            );
+            let title = title
+                .as_deref()
+                .map(|t| format!(" · {t}"))
+                .unwrap_or_default();
+            let mut c = Canvas::new(style, format!("◀ [terminal] {status}{title}"));
             if let Some(output) = output {
                 c.text("", output);
             }
@@ -282,12 +305,19 @@ fn draw_search(search: &SearchResult, style: Style) -> String {
     c.finish()
 }
 
+/// How long one file diff may spend aligning lines.
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Each file diff as `-`/`+`/` ` lines.
 fn diff_lines(c: &mut Canvas, diffs: &[FileDiff]) {
     for diff in diffs {
         c.line(format!("@ {}", diff.path));
         let old = diff.old_text.as_deref().unwrap_or("");
-        let lines = TextDiff::from_lines(old, diff.new_text.as_str());
+        // A diff of hostile or huge texts gives up aligning after a while
+        // and shows a correct, longer diff: drawing a card never hangs.
+        let lines = TextDiff::configure()
+            .timeout(DIFF_TIMEOUT)
+            .diff_lines(old, diff.new_text.as_str());
         for change in lines.iter_all_changes() {
             let sign = match change.tag() {
                 ChangeTag::Delete => "-",
@@ -302,7 +332,7 @@ fn diff_lines(c: &mut Canvas, diffs: &[FileDiff]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolprism::card::{NumberedLine, SearchFile, SearchMatch};
+    use crate::card::{NumberedLine, SearchFile, SearchMatch};
 
     #[test]
     fn draws_each_tag_and_says_what_it_cut() {
