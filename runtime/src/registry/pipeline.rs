@@ -814,8 +814,8 @@ pub(crate) fn read_arguments<T: Tool>(
         RawArgs::Text(text) => match serde_json::from_str::<Value>(text) {
             Ok(json) => {
                 // The parser caps depth; `-0.0` is all left to check, and a
-                // text without a `-` cannot hold it (a fast `memchr`).
-                if text.as_bytes().contains(&b'-')
+                // text without a `-` cannot hold it (a SIMD `memchr`).
+                if memchr::memchr(b'-', text.as_bytes()).is_some()
                     && let Err(e) = check_value_with(&json, "arguments", Keys::Shown)
                 {
                     return Err((json, invalid_args(&e.to_string())));
