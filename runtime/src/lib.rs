@@ -56,6 +56,8 @@ pub mod card;
 mod content;
 pub mod log;
 pub mod lossless;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod policy;
 mod registry;
 pub mod replay;
