@@ -31,10 +31,16 @@ pub(crate) fn call_tool_result(
     if let Some(code) = outcome.error().map(|e| e.code.as_str()) {
         meta.insert(ERROR_CODE.into(), Value::String(code.to_owned()));
     }
-    if let Some(card) = outcome.call_card().and_then(|c| serde_json::to_value(c).ok()) {
+    if let Some(card) = outcome
+        .call_card()
+        .and_then(|c| serde_json::to_value(c).ok())
+    {
         meta.insert(CALL_CARD.into(), card);
     }
-    if let Some(card) = outcome.result_card().and_then(|c| serde_json::to_value(c).ok()) {
+    if let Some(card) = outcome
+        .result_card()
+        .and_then(|c| serde_json::to_value(c).ok())
+    {
         meta.insert(RESULT_CARD.into(), card);
     }
     let is_error = outcome.is_error();
@@ -61,6 +67,8 @@ pub(crate) fn call_tool_result(
 fn content_block(block: &ContentBlock) -> McpContent {
     match block {
         ContentBlock::Text { text } => McpContent::text(text.clone()),
-        ContentBlock::Image { mime_type, data } => McpContent::image(data.clone(), mime_type.clone()),
+        ContentBlock::Image { mime_type, data } => {
+            McpContent::image(data.clone(), mime_type.clone())
+        }
     }
 }

@@ -145,8 +145,15 @@ fn clean_subschema(schema: &mut Value) {
                 Value::Array(list) => list.iter_mut().for_each(clean_subschema),
                 other => clean_subschema(other),
             },
-            "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems"
-            | "additionalItems" | "contains" | "propertyNames" | "not" | "if" | "then"
+            "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "additionalItems"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
             | "else" => clean_subschema(child),
             _ => {}
         }

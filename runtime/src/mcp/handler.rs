@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -247,17 +248,47 @@ impl ServerHandler for McpServer {
             dialect_version(version.as_ref()),
         )))
     }
+
+    /// rmcp hands a standard method whose params do not parse (`tools/call`
+    /// without a string `name`) to this hook as an unknown method; answer
+    /// it as what it is, invalid params.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        const SHAPES: &[(&str, &str)] = &[
+            ("tools/call", "{\"name\": <tool name>, \"arguments\"?: {…}}"),
+            ("tools/list", "{\"cursor\"?: <string>}"),
+        ];
+        match SHAPES.iter().find(|(method, _)| *method == request.method) {
+            Some((method, shape)) => Err(ErrorData::invalid_params(
+                format!("the params of {method} are not valid; send {shape}"),
+                None,
+            )),
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {}", truncated(&request.method)),
+                None,
+            )),
+        }
+    }
+}
+
+/// At most 64 bytes of `text`, cut on a char boundary, with `…` when cut.
+fn truncated(text: &str) -> Cow<'_, str> {
+    if text.len() > 64 {
+        Cow::Owned(format!("{}…", &text[..text.floor_char_boundary(64)]))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The protocol error for a tool the registry does not hold: invalid params
 /// (-32602), naming the tools there are.
 fn unknown_tool(name: &str, registry: &Registry) -> ErrorData {
     let names: Vec<&str> = registry.definitions().map(|d| d.name.as_str()).collect();
-    let shown: Cow<'_, str> = if name.len() > 64 {
-        Cow::Owned(format!("{}…", &name[..name.floor_char_boundary(64)]))
-    } else {
-        Cow::Borrowed(name)
-    };
+    let shown = truncated(name);
     ErrorData::invalid_params(
         format!(
             "unknown tool \"{}\"; the tools are: {}",

@@ -85,7 +85,8 @@ impl McpServer {
                         tower_service::Service::call(&mut service, request).await
                     }
                 });
-                let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), route);
+                let connection =
+                    http1::Builder::new().serve_connection(TokioIo::new(stream), route);
                 let mut connection = std::pin::pin!(connection);
                 tokio::select! {
                     _ = connection.as_mut() => {}

@@ -167,9 +167,16 @@ fn request_id(value: Option<Value>) -> Option<RequestId> {
 /// The id of a line that is JSON-RPC on the outside, if it has one; every
 /// other member is skipped without being kept.
 fn recover_id(line: &[u8]) -> Option<RequestId> {
-    serde_json::from_slice::<Envelope>(line)
-        .ok()
-        .and_then(|e| request_id(e.id))
+    envelope(line).and_then(|e| request_id(e.id))
+}
+
+/// The envelope of a JSON object (serde would also read a struct from an
+/// array, which is no JSON-RPC message).
+fn envelope(line: &[u8]) -> Option<Envelope> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_slice::<Envelope>(line).ok()
 }
 
 /// The answer to a line that does not parse as a client message, or `None`
@@ -181,8 +188,7 @@ fn answer_to(line: &[u8], error: &serde_json::Error) -> Option<ServerJsonRpcMess
             None,
         ));
     }
-    let envelope = serde_json::from_slice::<Envelope>(line).ok();
-    let (id, method) = match envelope {
+    let (id, method) = match envelope(line) {
         Some(Envelope { id, method }) => (id, method),
         None => (None, None),
     };
