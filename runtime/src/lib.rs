@@ -54,6 +54,7 @@ extern crate self as toolprism;
 
 pub mod card;
 mod content;
+pub mod dialect;
 pub mod log;
 pub mod lossless;
 #[cfg(feature = "mcp")]
