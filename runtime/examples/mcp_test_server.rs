@@ -156,6 +156,8 @@ impl NumbersTool {
         Ok((1..=args.count).collect())
     }
 
+    // A projection takes `&Value`, here `&Vec<u32>`.
+    #[allow(clippy::ptr_arg)]
     fn render(_args: &NumbersArgs, value: &Vec<u32>) -> Vec<ContentBlock> {
         vec![ContentBlock::text(format!("{} numbers", value.len()))]
     }

@@ -117,7 +117,7 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
     assert_eq!(
         tool("echo")["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        json!({"title": "Echo", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
     );
     assert_eq!(tool("echo")["title"], "Echo");
     assert_eq!(tool("slow")["_meta"]["toolprism/kind"], "execute");

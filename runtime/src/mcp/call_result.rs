@@ -4,7 +4,7 @@
 use rmcp::model::{CallToolResult, ContentBlock as McpContent, JsonObject, MetaObject};
 use serde_json::Value;
 
-use super::dialect;
+use crate::dialect::mcp as dialect;
 use crate::{ContentBlock, ToolDefinition, ToolOutcome};
 
 /// `_meta` key of the presentation meta.

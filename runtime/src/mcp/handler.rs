@@ -13,7 +13,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
-use super::{call_result, dialect};
+use super::call_result;
+use crate::dialect::mcp as dialect;
 use crate::{CallOptions, Registry, ToolCall};
 
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
@@ -78,16 +79,16 @@ struct Shared {
     modern: Arc<[McpTool]>,
 }
 
-/// The newest protocol version whose `tools/list` needs object-root output
-/// schemas, and the first that does not: the two shapes the dialect makes.
-const LEGACY: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
+/// A protocol version whose output roots must be objects, and the first
+/// whose roots may be anything: the two shapes the dialect makes.
+const LEGACY: &str = dialect::DEFAULT_PROTOCOL_VERSION;
+const MODERN: &str = dialect::ANY_OUTPUT_ROOT;
 
 /// Whether a client on `version` gets the 2026-07-28 shapes. A request that
 /// names no version (a session that never said) gets the older shapes, which
 /// every client accepts.
 pub(super) fn is_modern(version: Option<&ProtocolVersion>) -> bool {
-    version.is_some_and(|v| v.as_str() >= MODERN)
+    version.is_some_and(|v| dialect::allows_any_root(v.as_str()))
 }
 
 /// The dialect's version string for `version`.

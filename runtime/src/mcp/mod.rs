@@ -32,7 +32,7 @@
 //! # The mapping
 //!
 //! The canonical definition and outcome go through the MCP dialect
-//! (`toolprism::dialect::mcp`); the keys under `_meta` are namespaced
+//! ([`crate::dialect::mcp`]); the keys under `_meta` are namespaced
 //! `toolprism/…`.
 //!
 //! | MCP | toolprism |
@@ -104,7 +104,6 @@
 //! through `tracing`; install a subscriber writing to stderr to see it.
 
 mod call_result;
-mod dialect;
 mod handler;
 mod http;
 mod stdio;

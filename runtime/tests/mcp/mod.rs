@@ -62,19 +62,38 @@ pub fn script(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The test server executable. `cargo test` builds examples with the
-/// tests; a run that named only some test targets builds it here.
+/// The test server executable, built by `cargo test` with the examples;
+/// built here when missing or older than the library or its source (a run
+/// that named only some test targets).
 pub fn server_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         let test_exe = std::env::current_exe().expect("the test's own path");
         // <target>/<profile>/deps/<test> → <target>/<profile>/examples/
-        let profile_dir = test_exe
+        let deps = test_exe
             .parent()
-            .and_then(Path::parent)
+            .expect("tests run from <target>/<profile>/deps");
+        let profile_dir = deps
+            .parent()
             .expect("tests run from <target>/<profile>/deps");
         let exe = profile_dir.join("examples").join("mcp_test_server");
-        if !exe.exists() {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mcp_test_server.rs");
+        let newest_input = std::fs::read_dir(deps)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("libtoolprism-") && name.ends_with(".rlib")
+            })
+            .map(|e| e.path())
+            .chain([source])
+            .filter_map(|p| p.metadata().and_then(|m| m.modified()).ok())
+            .max();
+        let built = exe.metadata().and_then(|m| m.modified()).ok();
+        let fresh = matches!((built, newest_input), (Some(b), Some(i)) if b >= i);
+        if !fresh {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let mut build = Command::new(cargo);
             build.args([
