@@ -23,10 +23,12 @@
 //! The other modules are what the showcase needs: a loopback HTTP server
 //! ([`http_server`]), a SQLite database builder ([`database`]), a terminal
 //! card renderer that switches on the card tag only ([`terminal`]), and the
-//! scenarios and replay checks ([`showcase`]).
+//! scenarios and replay checks ([`showcase`]). [`serve`] serves the built-in
+//! tools over MCP (`cargo run -- serve`).
 
 pub mod database;
 pub mod http_server;
+pub mod serve;
 pub mod showcase;
 pub mod terminal;
 pub mod text;

@@ -8,6 +8,9 @@ use toolprism_examples::showcase::{self, Command, HELP};
 use toolprism_examples::tools::render_panic::PANIC_TEXT;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("serve") {
+        return toolprism_examples::serve::main(std::env::args().skip(2));
+    }
     let options = match showcase::parse_args(std::env::args().skip(1)) {
         Ok(Command::Help) => {
             println!("{HELP}");

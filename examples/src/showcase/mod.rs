@@ -41,6 +41,7 @@ toolprism showcase: real tools, each call shown as value, content, card and log 
 then the session log replayed and every card compared with the live one.
 
 usage: toolprism-examples [--scenario NAME] [--json] [--log PATH]
+       toolprism-examples serve [--root DIR] [--http ADDR] [--log PATH]   (MCP; see serve --help)
 
   --scenario NAME  run one scenario: read, grep, glob, bash, edit, web_fetch,
                    sql_query, third-party, render-panic, redaction
