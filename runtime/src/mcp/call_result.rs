@@ -17,11 +17,13 @@ pub(crate) const RESULT_CARD: &str = "toolprism/resultCard";
 pub(crate) const ERROR_CODE: &str = "toolprism/errorCode";
 
 /// The `tools/call` result of `outcome`, a call of `definition`, for a
-/// client whose protocol version the dialect knows as `protocol_version`.
+/// client whose protocol version the dialect knows as `protocol_version`;
+/// with the cards when `cards`.
 pub(crate) fn call_tool_result(
     definition: &ToolDefinition,
     outcome: ToolOutcome,
     protocol_version: &str,
+    cards: bool,
 ) -> CallToolResult {
     let content = outcome.content().iter().map(content_block).collect();
     let mut meta = JsonObject::new();
@@ -31,17 +33,19 @@ pub(crate) fn call_tool_result(
     if let Some(code) = outcome.error().map(|e| e.code.as_str()) {
         meta.insert(ERROR_CODE.into(), Value::String(code.to_owned()));
     }
-    if let Some(card) = outcome
-        .call_card()
-        .and_then(|c| serde_json::to_value(c).ok())
-    {
-        meta.insert(CALL_CARD.into(), card);
-    }
-    if let Some(card) = outcome
-        .result_card()
-        .and_then(|c| serde_json::to_value(c).ok())
-    {
-        meta.insert(RESULT_CARD.into(), card);
+    if cards {
+        let call_card = outcome
+            .call_card()
+            .and_then(|c| serde_json::to_value(c).ok());
+        if let Some(card) = call_card {
+            meta.insert(CALL_CARD.into(), card);
+        }
+        let result_card = outcome
+            .result_card()
+            .and_then(|c| serde_json::to_value(c).ok());
+        if let Some(card) = result_card {
+            meta.insert(RESULT_CARD.into(), card);
+        }
     }
     let is_error = outcome.is_error();
     let mut result = if is_error {

@@ -40,7 +40,7 @@
 //! | `tools/list` entry | the dialect's projection of the [`ToolDefinition`](crate::ToolDefinition): name, title, description, input and output schema (`$schema` and non-standard `format`s removed), `annotations` with **all four hints sent explicitly** (MCP defaults `destructiveHint` and `openWorldHint` to true, toolprism to false), `_meta["toolprism/kind"]` = the [`ToolKind`](crate::ToolKind) |
 //! | output schema whose root is not an object | protocol versions before `2026-07-28` require an object root: the schema is wrapped as `{"type":"object","properties":{"value":<schema>},"required":["value"],"additionalProperties":false}` with `_meta["toolprism/wrapped"] = "value"`; from `2026-07-28` on it goes as is |
 //! | `tools/call` success | `content` = what `render` produced (text and image blocks), `structuredContent` = the validated value (`{"value": v}` where the schema was wrapped), `isError: false` |
-//! | | `_meta["toolprism/meta"]` = the presentation meta when there is one; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards |
+//! | | `_meta["toolprism/meta"]` = the presentation meta when there is one; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards (unless [`McpServer::with_cards`] turned them off) |
 //! | `tools/call` failure (every toolprism error result: bad arguments, a failing or panicking tool, invalid output, denial, timeout, …) | `isError: true`, `content` = the model-facing message, `_meta["toolprism/errorCode"]` = the code (`INVALID_ARGS`, `TOOL_FAILED`, …), the cards; **never `structuredContent`** (strict clients validate it even on errors) |
 //! | a tool the registry does not hold | JSON-RPC error `-32602` (invalid params), as the specification says, naming the tools there are |
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
@@ -60,13 +60,20 @@
 //! # Malformed input
 //!
 //! Every message that is not one gets a protocol error and the server goes
-//! on serving. Over stdio (see the `stdio` transport): not JSON → `-32700`;
-//! JSON that is not a JSON-RPC message → `-32600` (with its id when it has
-//! one); a message over the limit ([`DEFAULT_MAX_MESSAGE_BYTES`], 4 MiB,
-//! [`McpServer::with_max_message_bytes`]) → `-32600` with its id. Over HTTP,
-//! rmcp answers a body that is not a message with `415`, one over the limit
-//! with `413`, a wrong `Accept` or `Content-Type` with `406`/`415`.
-//! Arguments nested deeper than serde_json reads are a parse error.
+//! on serving. Over stdio: not JSON (nested deeper than serde_json reads
+//! counts as not JSON) → `-32700`; JSON that is not a JSON-RPC message →
+//! `-32600`, with its id when it has one; a message over the limit
+//! ([`DEFAULT_MAX_MESSAGE_BYTES`], 4 MiB, see
+//! [`McpServer::with_max_message_bytes`]) → `-32600` with its id (a line over
+//! four times the limit is skipped unread, and answered without one); a
+//! notification nobody knows → nothing, as JSON-RPC wants. On any
+//! transport: a known method whose params do not parse (`tools/call`
+//! without a string `name`) → `-32602`; an unknown method → `-32601`. Over
+//! HTTP, rmcp answers before the message reaches the server: a body that is
+//! not a JSON-RPC message → `415`, one over the limit → `413`, a wrong
+//! `Accept` → `406`, another path than `/mcp` → `404`. Arguments that parse
+//! but break the tool's input schema (or nest deeper than the registry reads) are
+//! no protocol error: they are an `INVALID_ARGS` result the model can act on.
 //!
 //! # Stateless HTTP, several processes
 //!

@@ -11,6 +11,7 @@
 //! | JSON, not a JSON-RPC message | `-32600` invalid request, with the line's `id` when it has a usable one |
 //! | a notification rmcp does not know | nothing (JSON-RPC never answers a notification) |
 //! | over the message limit | `-32600` invalid request, with the `id` when the line is at most 4 times the limit |
+//! | blank, or with a UTF-8 byte order mark or `\r\n` | skipped, or read without them |
 //!
 //! A line over 4 times the limit is skipped as it streams in, never held
 //! whole. Error answers are written by a task of their own, so a cancelled
