@@ -25,6 +25,7 @@ pub(crate) const KEYS: &[&str] = &[
     "open_world",
     "timeout_ms",
     "spill",
+    "blocking",
     "builtin",
     "crate",
 ];
@@ -48,6 +49,8 @@ pub(crate) struct Attrs {
     pub(crate) open_world: bool,
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) spill: Spill,
+    /// `blocking`: `execute` is synchronous and runs on tokio's blocking pool.
+    pub(crate) blocking: bool,
     /// `builtin`, with its span.
     pub(crate) builtin: Option<Span>,
     /// `crate = path`.
@@ -137,6 +140,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             "destructive" => attrs.destructive = flag(cx, &item),
             "idempotent" => attrs.idempotent = flag(cx, &item),
             "open_world" => attrs.open_world = flag(cx, &item),
+            "blocking" => attrs.blocking = flag(cx, &item),
             "builtin" => {
                 if flag(cx, &item) {
                     attrs.builtin = Some(item.key.span());
@@ -371,5 +375,49 @@ fn krate(cx: &Ctxt, item: &Item) -> Option<Path> {
             );
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn errors(args: TokenStream) -> String {
+        let cx = Ctxt::new();
+        let _ = parse(&cx, args);
+        match cx.check() {
+            Ok(()) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn misspelt_keys_suggest_the_nearest() {
+        for (typo, key) in [
+            ("blockng", "blocking"),
+            ("block", "blocking"),
+            ("read_olny", "read_only"),
+            ("timeout", "timeout_ms"),
+            ("bulitin", "builtin"),
+        ] {
+            let ident = Ident::new(typo, Span::call_site());
+            let message = errors(quote!(#ident));
+            assert!(
+                message.contains(&format!("did you mean `{key}`?")),
+                "{typo}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn blocking_is_a_flag() {
+        let cx = Ctxt::new();
+        assert!(parse(&cx, quote!(blocking)).blocking);
+        assert!(!parse(&cx, quote!(blocking = false)).blocking);
+        cx.check().unwrap();
+        assert!(errors(quote!(blocking = 5)).contains("`blocking` is a flag"));
+        assert!(errors(quote!(blocking, blocking)).contains("duplicate key `blocking`"));
     }
 }

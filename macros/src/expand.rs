@@ -3,7 +3,6 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{ItemImpl, Type};
 
 use crate::ast::{ExecParam, Input, Kind, Role};
@@ -56,54 +55,11 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
     let generic = !item.generics.params.is_empty();
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
 
-    let args_ty = tool.args_ty;
-    let value_ty = tool.value_ty;
+    let args_ty = tool.args_ty.to_token_stream();
+    let value_ty = tool.value_ty.to_token_stream();
     let meta_ty = match &tool.meta {
         Some(meta) => meta.ty.to_token_stream(),
         None => quote!(#krate::NoMeta),
-    };
-
-    // For a concrete tool, rustc checks the bounds of the three types through
-    // the spanned assertions below, which say what to derive. The same
-    // bounds on the impl are written with a vacuous `for<'_>` so that a type
-    // missing them makes the impl not apply instead of failing a second time.
-    let bounds = if generic {
-        quote!(#where_clause)
-    } else {
-        let predicates = where_clause.map(|w| {
-            let p = &w.predicates;
-            quote!(#p,)
-        });
-        let meta_bound = tool.meta.as_ref().map(|m| {
-            let ty = m.ty;
-            quote! {
-                for<'__toolprism> #ty: #private::serde::Serialize
-                    + #private::serde::de::DeserializeOwned
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-            }
-        });
-        quote! {
-            where
-                #predicates
-                for<'__toolprism> #self_ty: #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-                for<'__toolprism> #args_ty: #private::serde::de::DeserializeOwned
-                    + #private::schemars::JsonSchema
-                    + #private::core::clone::Clone
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-                for<'__toolprism> #value_ty: #private::serde::Serialize
-                    + #private::serde::de::DeserializeOwned
-                    + #private::schemars::JsonSchema
-                    + #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
-                #meta_bound
-        }
     };
 
     let info = info(attrs, tool, &krate, &private);
@@ -112,19 +68,6 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
         .projections
         .iter()
         .map(|p| projection(tool, p, &krate, &private));
-
-    let assertions = (!generic).then(|| {
-        let meta = tool.meta.as_ref().map(|m| {
-            let ty = m.ty;
-            quote_spanned!(ty.span()=> #private::assert_meta::<#ty>();)
-        });
-        quote! {
-            #private::assert_tool::<#self_ty>();
-            #private::assert_args::<#args_ty>();
-            #private::assert_value::<#value_ty>();
-            #meta
-        }
-    });
 
     let builtin = attrs.builtin.map(|span| {
         let register = quote_spanned!(span=> #private::register_builtin::<#self_ty>);
@@ -138,20 +81,70 @@ fn generate(attrs: &Attrs, tool: &Tool<'_, '_>) -> TokenStream {
         }
     });
 
-    quote! {
-        const _: () = {
+    let items = quote! {
+        #info
+        #execute
+        #(#projections)*
+    };
+    let plain = quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Tool for #self_ty #where_clause {
+            type Args = #args_ty;
+            type Value = #value_ty;
+            type Meta = #meta_ty;
+            #items
+        }
+    };
+    // K6. A concrete tool names its types through `Checked<T, { check }>`:
+    // the check reports a missing bound once, at the user's type, and turns
+    // the type into an error so that rustc does not report it again against
+    // `Tool`'s bounds or where the tool is registered (see
+    // `runtime/src/__private/check.rs`). The tool type is checked the same
+    // way in the where clause. A generic tool's bounds are its own where
+    // clause: a constant cannot name its type parameters. Rustdoc is shown
+    // the plain impl.
+    let tool_impl = if generic {
+        plain
+    } else {
+        let checked = |ty: &dyn ToTokens, check: &str| {
+            let check = syn::Ident::new(check, Span::call_site());
+            quote!(#private::check::Checked<#ty, { #private::check::#check::<#ty>() }>)
+        };
+        let checked_args = checked(&args_ty, "args");
+        let checked_value = checked(&value_ty, "value");
+        let checked_meta = match &tool.meta {
+            Some(meta) => checked(meta.ty, "meta"),
+            None => meta_ty,
+        };
+        let checked_tool = checked(self_ty, "tool");
+        let predicates = where_clause.map(|w| {
+            let p = &w.predicates;
+            quote!(#p,)
+        });
+        quote! {
+            #[cfg(not(doc))]
             #[automatically_derived]
-            impl #impl_generics #krate::Tool for #self_ty #bounds {
-                type Args = #args_ty;
-                type Value = #value_ty;
-                type Meta = #meta_ty;
-
-                #info
-                #execute
-                #(#projections)*
+            impl #krate::Tool for #self_ty
+            where
+                #predicates
+                #checked_tool: #private::core::marker::Send
+                    + #private::core::marker::Sync
+                    + 'static,
+            {
+                type Args = #checked_args;
+                type Value = #checked_value;
+                type Meta = #checked_meta;
+                #items
             }
 
-            #assertions
+            #[cfg(doc)]
+            #plain
+        }
+    };
+
+    quote! {
+        const _: () = {
+            #tool_impl
             #builtin
         };
     }
@@ -176,11 +169,12 @@ fn info(
         ),
     };
     let kind = syn::Ident::new(attrs.kind.unwrap_or("Other"), Span::call_site());
-    let (read_only, destructive, idempotent, open_world) = (
+    let (read_only, destructive, idempotent, open_world, blocking) = (
         attrs.read_only,
         attrs.destructive,
         attrs.idempotent,
         attrs.open_world,
+        attrs.blocking,
     );
     let timeout = match attrs.timeout_ms {
         Some(ms) => quote!(#private::core::option::Option::Some(
@@ -212,7 +206,7 @@ fn info(
                 },
                 timeout: #timeout,
                 spill: #spill,
-                blocking: false,
+                blocking: #blocking,
             }
         };
     }
@@ -251,16 +245,38 @@ fn execute(tool: &Tool<'_, '_>, krate: &TokenStream, private: &TokenStream) -> T
             Output = #private::core::result::Result<Self::Value, #krate::ToolError>,
         > + #private::core::marker::Send
     };
+    if !tool.blocking {
+        return quote! {
+            fn execute(
+                &self,
+                __args: Self::Args,
+                __cx: &#krate::ToolContext<'_>,
+            ) -> #output {
+                async move {
+                    let __value = #call;
+                    #result
+                }
+            }
+        };
+    }
+    // `blocking`: the registry runs `execute_blocking` on tokio's blocking
+    // pool; `execute` runs it inline, for whoever calls it directly.
     quote! {
+        fn execute_blocking(
+            &self,
+            __args: Self::Args,
+            __cx: &#krate::ToolContext<'_>,
+        ) -> #private::core::result::Result<Self::Value, #krate::ToolError> {
+            let __value = #call;
+            #result
+        }
+
         fn execute(
             &self,
             __args: Self::Args,
             __cx: &#krate::ToolContext<'_>,
         ) -> #output {
-            async move {
-                let __value = #call;
-                #result
-            }
+            async move { <Self as #krate::Tool>::execute_blocking(self, __args, __cx) }
         }
     }
 }
@@ -393,9 +409,27 @@ mod tests {
         }
     }
 
+    /// A blocking tool: a synchronous `execute`.
+    fn blocking_input() -> TokenStream {
+        quote! {
+            /// Count lines.
+            impl CountTool {
+                fn execute(args: CountArgs, cx: &ToolContext<'_>) -> ::core::result::Result<Count, ::std::io::Error> {
+                    todo!()
+                }
+                fn render(args: &CountArgs, value: &Count) -> ::std::vec::Vec<ContentBlock> {
+                    ::std::vec::Vec::new()
+                }
+            }
+        }
+    }
+
     /// The tokens the attribute adds after the user's impl block.
     fn generated(args: TokenStream) -> Vec<TokenTree> {
-        let input = input();
+        generated_for(args, input())
+    }
+
+    fn generated_for(args: TokenStream, input: TokenStream) -> Vec<TokenTree> {
         let skip = input.clone().into_iter().count();
         super::tool(args, input).into_iter().skip(skip).collect()
     }
@@ -430,6 +464,31 @@ mod tests {
         let mut bare = Vec::new();
         bare_prelude_names(&tokens, &mut bare);
         assert!(bare.is_empty(), "names relying on the prelude: {bare:?}");
+    }
+
+    #[test]
+    fn blocking_generates_execute_blocking_by_absolute_path() {
+        let tokens = generated_for(quote!(blocking), blocking_input());
+        let mut bare = Vec::new();
+        bare_prelude_names(&tokens, &mut bare);
+        assert!(bare.is_empty(), "names relying on the prelude: {bare:?}");
+        let text: TokenStream = tokens.into_iter().collect();
+        let text = text.to_string();
+        assert!(text.contains("fn execute_blocking"), "{text}");
+        assert!(text.contains("blocking : true"), "{text}");
+        assert!(
+            text.contains(
+                "< Self as :: toolprism :: Tool > :: execute_blocking (self , __args , __cx)"
+            ),
+            "execute runs execute_blocking inline: {text}"
+        );
+    }
+
+    #[test]
+    fn blocking_needs_a_synchronous_execute() {
+        let out = super::tool(quote!(blocking), input()).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("remove `async`"), "{out}");
     }
 
     #[test]

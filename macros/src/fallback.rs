@@ -44,9 +44,8 @@ fn stub(attrs: &Attrs, input: &Input<'_>) -> Option<TokenStream> {
             #[automatically_derived]
             impl #krate::Tool for #self_ty
             where
-                for<'__toolprism> #self_ty: #private::core::marker::Send
-                    + #private::core::marker::Sync
-                    + 'static,
+                #private::check::Checked<#self_ty, { #private::check::tool::<#self_ty>() }>:
+                    #private::core::marker::Send + #private::core::marker::Sync + 'static,
             {
                 type Args = #private::Unchecked;
                 type Value = #private::Unchecked;

@@ -15,6 +15,7 @@ mod doc;
 mod expand;
 mod fallback;
 mod names;
+mod pretty;
 mod purity;
 mod valid;
 

@@ -1,16 +1,17 @@
 //! Checks the model against the compile-time contract: K1 (`execute` and
 //! `render` present, `execute`'s shape) and K9 (names) here, K2–K5 and K8
-//! in [`crate::purity`]; K6 and K7 are type checks rustc makes through
-//! spanned assertions in the expansion. Every problem is recorded in the
+//! in [`crate::purity`]; K6 and K7 are type checks rustc makes on the
+//! expansion, spanned at the user's types (`Checked<T, { check::args::<T>() }>`
+//! and the parameter casts, see `expand`). Every problem is recorded in the
 //! [`Ctxt`]; none stops the others.
 
-use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Safety, Type};
 
 use crate::ast::{self, ExecParam, Execute, Input, Kind, Output};
 use crate::attr::Attrs;
 use crate::ctxt::Ctxt;
 use crate::names::{default_tool_name, tool_name_problem};
+use crate::pretty::pretty;
 use crate::purity::{self, Checked, Hints};
 
 /// A tool that passed every check: what expansion needs.
@@ -25,6 +26,8 @@ pub(crate) struct Tool<'i, 'a> {
     /// The meta type, when `presentation_meta` exists.
     pub(crate) meta: Option<MetaType<'a>>,
     pub(crate) projections: Vec<Checked<'a>>,
+    /// `execute` is synchronous and `blocking` is set.
+    pub(crate) blocking: bool,
 }
 
 pub(crate) struct MetaType<'a> {
@@ -66,7 +69,7 @@ pub(crate) fn validate<'i, 'a>(
         }
     };
     let (args_ty, value_ty, err_ty) = match execute {
-        Some(execute) => check_execute(cx, execute),
+        Some(execute) => check_execute(cx, execute, attrs.blocking),
         None => (None, None, None),
     };
     let meta =
@@ -108,6 +111,7 @@ pub(crate) fn validate<'i, 'a>(
         err_ty,
         meta,
         projections,
+        blocking: attrs.blocking,
     })
 }
 
@@ -174,9 +178,16 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 fn check_execute<'a>(
     cx: &Ctxt,
     execute: &Execute<'a>,
+    blocking: bool,
 ) -> (Option<&'a Type>, Option<&'a Type>, Option<&'a Type>) {
     let f = execute.original;
     let sig = &f.sig;
+    if blocking && let Some(token) = &sig.asyncness {
+        cx.error_spanned_by(
+            token,
+            "a `blocking` tool's `execute` is a plain `fn`, run on tokio's blocking pool: remove `async` and call the blocking APIs directly (`std::fs`, `std::thread::sleep`, a synchronous client); or remove `blocking` and keep `async fn execute`, which must `.await` for a timeout or a cancellation to end it",
+        );
+    }
     if let Some(param) = ast::type_or_const_param(f) {
         cx.error_spanned_by(
             param,
@@ -310,23 +321,4 @@ fn check_value_type<'a>(cx: &Ctxt, ty: &'a Type) -> Option<&'a Type> {
         }
         _ => Some(ty),
     }
-}
-
-/// Tokens as a human writes them: `Vec<String>`, not `Vec < String >`.
-pub(crate) fn pretty(tokens: impl ToTokens) -> String {
-    let text = tokens.to_token_stream().to_string();
-    let mut out = text
-        .replace(" : ", ": ")
-        .replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" < ", "<")
-        .replace("< ", "<")
-        .replace(" >", ">")
-        .replace("& ", "&")
-        .replace(" ,", ",")
-        .replace("' _", "'_");
-    if out.starts_with("::") {
-        out = out.trim_start().to_owned();
-    }
-    out
 }

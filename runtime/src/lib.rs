@@ -54,11 +54,17 @@ extern crate self as toolprism;
 
 pub mod card;
 mod content;
+mod context;
 pub mod dialect;
+mod error;
+mod guard;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod log;
 pub mod lossless;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod path;
 mod policy;
 mod registry;
 pub mod replay;
@@ -70,20 +76,22 @@ mod tool;
 
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
+pub use context::{NestedCalls, Progress, ToolContext};
+pub use error::{ErrorCode, ErrorInfo, ToolError};
+pub use lossless::MAX_DEPTH;
 pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
 pub use registry::{
     CallOptions, DEFAULT_SPILL_BUDGET, Registry, RegistryBuilder, RegistryError, ToolCall,
 };
-pub use result::{ErrorCode, ErrorInfo, ToolError, ToolOutcome, ToolResult};
+pub use result::{ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolInfo};
+pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
 #[doc(inline)]
 pub use toolprism_macros::tool;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
 /// The README's quickstart runs as a doctest, so it cannot drift.

@@ -1,9 +1,21 @@
 //! The session log: append-only JSON Lines, one file per session (DESIGN C12).
 //!
-//! Two events are written, one line each:
+//! Four events are written, one line each:
 //!
-//! - `{"type":"tool/call","callId":…,"name":…,"arguments":"<raw JSON text>"}`
+//! - `{"type":"tool/call","callId":…,"name":…,"arguments":"<raw JSON text>","dialect":…?}`:
+//!   `dialect` (e.g. `"openai"`) when the call was made with
+//!   [`CallOptions::with_dialect`](crate::CallOptions::with_dialect), so
+//!   replay reads the raw arguments as the live call did;
 //! - `{"type":"tool/result","callId":…,"content":[…],"isError":…,"error":{"code":…}?,"meta":…?}`
+//! - `{"type":"tool/nested-call","callId":…,"parentCallId":…?,"name":…,"arguments":"<JSON text>"}`:
+//!   a call made by a program (a tool calling another through its
+//!   [`ToolContext`](crate::ToolContext)); its id is
+//!   `<parentCallId>:nested:<n>`, so a reader can tie it to its parent;
+//! - `{"type":"tool/nested-result","callId":…,"parentCallId":…?,"content":[…],"isError":…,"error":{"code":…}?}`:
+//!   its result (nested calls have no meta).
+//!
+//! A meta whose JSON is `null` is written as `"meta":null` and read back as
+//! a present `null` meta, so a replayed card sees what the live one saw.
 //!
 //! The value is never written, nor the error message: only what a presenter
 //! may see. Each line is written with one `write_all` call under a lock, so
@@ -13,7 +25,11 @@
 //!
 //! Reading ([`read_log`], [`LogEvents`]) skips a torn or corrupt line,
 //! reports it (line number and reason), and keeps every complete event
-//! before and after it. A crash mid-write leaves a torn last line; when the
+//! before and after it. A line longer than [`MAX_LINE_BYTES`] is skipped
+//! the same way without being held in memory. An event of a `type` this
+//! version does not know (written by a newer toolprism) is not corruption:
+//! it is skipped with a [`LogProblemKind::UnknownEvent`] note, so an old
+//! reader still replays everything it understands. A crash mid-write leaves a torn last line; when the
 //! log is opened again, the next event starts on a new line, so the torn
 //! one costs only itself. [`replay`](crate::replay) draws the cards again
 //! from a log.
@@ -38,7 +54,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::ContentBlock;
-use crate::result::{ErrorCode, ToolOutcome};
+use crate::dialect::Dialect;
+use crate::error::ErrorCode;
+use crate::result::ToolResult;
+
+/// The longest line a reader holds in memory: 64 MiB. A longer line is
+/// skipped and reported, never buffered whole.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// An append-only JSON Lines session log. `Send + Sync`: one log is shared
 /// by every call of a registry.
@@ -67,12 +89,14 @@ pub struct PersistedError {
 
 /// One event of a session log.
 ///
-/// Its JSON is `{"type": "tool/call" | "tool/result", …}` as in the module
-/// docs; unknown fields are ignored.
+/// Its JSON is `{"type": "tool/call" | "tool/result" | "tool/nested-call" |
+/// "tool/nested-result", …}` as in the module docs; unknown fields are
+/// ignored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum LogEvent {
-    /// A call, logged before it runs.
+    /// A call from the model, logged before it runs.
     #[serde(rename = "tool/call", rename_all = "camelCase")]
     Call {
         /// The call's id.
@@ -81,6 +105,10 @@ pub enum LogEvent {
         name: String,
         /// The raw arguments text, as the model sent it.
         arguments: String,
+        /// The provider dialect the arguments were sent in, when not the
+        /// canonical one (a name of [`Dialect`](crate::dialect::Dialect)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dialect: Option<String>,
     },
     /// A result: what is persisted, never the value.
     #[serde(rename = "tool/result", rename_all = "camelCase")]
@@ -94,62 +122,119 @@ pub enum LogEvent {
         /// The error code, failures only.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<PersistedError>,
-        /// The meta, when the tool projects one.
+        /// The meta, when the tool projects one (`Some(Value::Null)` for a
+        /// `null` meta).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         meta: Option<Value>,
     },
+    /// A call made by a program, logged before it runs.
+    #[serde(rename = "tool/nested-call", rename_all = "camelCase")]
+    NestedCall {
+        /// The call's id: `<parent>:nested:<n>`, or `nested:<n>` without one.
+        call_id: String,
+        /// The call of the tool that made it, when a tool made it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_call_id: Option<String>,
+        /// The tool's name.
+        name: String,
+        /// The arguments, as JSON text.
+        arguments: String,
+    },
+    /// A nested call's result: content and error code; no meta, never the
+    /// value.
+    #[serde(rename = "tool/nested-result", rename_all = "camelCase")]
+    NestedResult {
+        /// The call's id.
+        call_id: String,
+        /// The call of the tool that made it, when a tool made it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_call_id: Option<String>,
+        /// What a model would have read.
+        content: Vec<ContentBlock>,
+        /// Whether the call failed.
+        is_error: bool,
+        /// The error code, failures only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<PersistedError>,
+    },
 }
 
-/// Reads an event in one pass. A derived internally tagged enum would
-/// buffer every field before choosing the variant; replay reads every line
-/// of a log, so the fields are read flat and checked after.
+/// An event as written, read flat in one pass (a derived internally tagged
+/// enum would buffer every field before choosing the variant, and replay
+/// reads every line of a log); its `type` is checked after.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire {
+    #[serde(rename = "type")]
+    kind: String,
+    call_id: String,
+    parent_call_id: Option<String>,
+    name: Option<String>,
+    arguments: Option<String>,
+    dialect: Option<String>,
+    content: Option<Vec<ContentBlock>>,
+    is_error: Option<bool>,
+    error: Option<PersistedError>,
+    #[serde(default, deserialize_with = "crate::result::present")]
+    meta: Option<Value>,
+}
+
+/// Why a well-formed line is not an event this version reads.
+enum Unread {
+    /// A `type` this version does not know.
+    UnknownType(String),
+    /// A known type missing a field it needs.
+    Missing(&'static str),
+}
+
+impl Wire {
+    fn into_event(self) -> Result<LogEvent, Unread> {
+        fn need<T>(field: Option<T>, name: &'static str) -> Result<T, Unread> {
+            field.ok_or(Unread::Missing(name))
+        }
+        Ok(match self.kind.as_str() {
+            "tool/call" => LogEvent::Call {
+                call_id: self.call_id,
+                name: need(self.name, "name")?,
+                arguments: need(self.arguments, "arguments")?,
+                dialect: self.dialect,
+            },
+            "tool/result" => LogEvent::Result {
+                call_id: self.call_id,
+                content: need(self.content, "content")?,
+                is_error: need(self.is_error, "isError")?,
+                error: self.error,
+                meta: self.meta,
+            },
+            "tool/nested-call" => LogEvent::NestedCall {
+                call_id: self.call_id,
+                parent_call_id: self.parent_call_id,
+                name: need(self.name, "name")?,
+                arguments: need(self.arguments, "arguments")?,
+            },
+            "tool/nested-result" => LogEvent::NestedResult {
+                call_id: self.call_id,
+                parent_call_id: self.parent_call_id,
+                content: need(self.content, "content")?,
+                is_error: need(self.is_error, "isError")?,
+                error: self.error,
+            },
+            _ => return Err(Unread::UnknownType(self.kind)),
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for LogEvent {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-
-        #[derive(Deserialize)]
-        enum Type {
-            #[serde(rename = "tool/call")]
-            Call,
-            #[serde(rename = "tool/result")]
-            Result,
+        match Wire::deserialize(deserializer)?.into_event() {
+            Ok(event) => Ok(event),
+            Err(Unread::Missing(field)) => Err(D::Error::missing_field(field)),
+            Err(Unread::UnknownType(kind)) => Err(D::Error::custom(format_args!(
+                "unknown event type \"{}\"",
+                kind.escape_debug()
+            ))),
         }
-
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire {
-            #[serde(rename = "type")]
-            kind: Type,
-            call_id: String,
-            name: Option<String>,
-            arguments: Option<String>,
-            content: Option<Vec<ContentBlock>>,
-            is_error: Option<bool>,
-            error: Option<PersistedError>,
-            meta: Option<Value>,
-        }
-
-        let wire = Wire::deserialize(deserializer)?;
-        Ok(match wire.kind {
-            Type::Call => LogEvent::Call {
-                call_id: wire.call_id,
-                name: wire.name.ok_or_else(|| D::Error::missing_field("name"))?,
-                arguments: wire
-                    .arguments
-                    .ok_or_else(|| D::Error::missing_field("arguments"))?,
-            },
-            Type::Result => LogEvent::Result {
-                call_id: wire.call_id,
-                content: wire
-                    .content
-                    .ok_or_else(|| D::Error::missing_field("content"))?,
-                is_error: wire
-                    .is_error
-                    .ok_or_else(|| D::Error::missing_field("isError"))?,
-                error: wire.error,
-                meta: wire.meta,
-            },
-        })
     }
 }
 
@@ -161,6 +246,8 @@ enum EventRef<'a> {
         call_id: &'a str,
         name: &'a str,
         arguments: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dialect: Option<&'static str>,
     },
     #[serde(rename = "tool/result", rename_all = "camelCase")]
     Result {
@@ -171,6 +258,24 @@ enum EventRef<'a> {
         error: Option<ErrorRef<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         meta: Option<&'a Value>,
+    },
+    #[serde(rename = "tool/nested-call", rename_all = "camelCase")]
+    NestedCall {
+        call_id: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_call_id: Option<&'a str>,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    #[serde(rename = "tool/nested-result", rename_all = "camelCase")]
+    NestedResult {
+        call_id: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_call_id: Option<&'a str>,
+        content: &'a [ContentBlock],
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ErrorRef<'a>>,
     },
 }
 
@@ -223,22 +328,73 @@ impl SessionLog {
 
     /// Appends a `tool/call` event.
     pub fn record_call(&self, call_id: &str, name: &str, arguments: &str) -> io::Result<()> {
+        self.record_call_in(call_id, name, arguments, None)
+    }
+
+    /// Appends a `tool/call` event whose arguments were sent in `dialect`.
+    pub fn record_call_in(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: &str,
+        dialect: Option<Dialect>,
+    ) -> io::Result<()> {
         self.append(&EventRef::Call {
             call_id,
+            name,
+            arguments,
+            dialect: dialect.map(Dialect::name),
+        })
+    }
+
+    /// Appends a `tool/result` event: content, isError, error code and
+    /// meta; never the value or the error message.
+    pub fn record_result(
+        &self,
+        call_id: &str,
+        result: &ToolResult,
+        error: Option<&ErrorCode>,
+    ) -> io::Result<()> {
+        self.append(&EventRef::Result {
+            call_id,
+            content: &result.content,
+            is_error: result.is_error,
+            error: error.map(|code| ErrorRef { code }),
+            meta: result.meta.as_ref(),
+        })
+    }
+
+    /// Appends a `tool/nested-call` event.
+    pub fn record_nested_call(
+        &self,
+        call_id: &str,
+        parent_call_id: Option<&str>,
+        name: &str,
+        arguments: &str,
+    ) -> io::Result<()> {
+        self.append(&EventRef::NestedCall {
+            call_id,
+            parent_call_id,
             name,
             arguments,
         })
     }
 
-    /// Appends the `tool/result` event of an outcome: content, isError,
-    /// error code and meta; never the value or the error message.
-    pub fn record_result(&self, outcome: &ToolOutcome) -> io::Result<()> {
-        self.append(&EventRef::Result {
-            call_id: outcome.call_id(),
-            content: outcome.content(),
-            is_error: outcome.is_error(),
-            error: outcome.error().map(|e| ErrorRef { code: &e.code }),
-            meta: outcome.meta(),
+    /// Appends a `tool/nested-result` event: content, isError and error
+    /// code; never the value, and no meta (nested calls have none).
+    pub fn record_nested_result(
+        &self,
+        call_id: &str,
+        parent_call_id: Option<&str>,
+        result: &ToolResult,
+        error: Option<&ErrorCode>,
+    ) -> io::Result<()> {
+        self.append(&EventRef::NestedResult {
+            call_id,
+            parent_call_id,
+            content: &result.content,
+            is_error: result.is_error,
+            error: error.map(|code| ErrorRef { code }),
         })
     }
 
@@ -288,12 +444,17 @@ fn ends_torn(file: &mut File) -> io::Result<bool> {
 
 /// What is wrong with a line that could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LogProblemKind {
     /// The last line has no newline and does not parse: a write cut short
     /// by a crash.
     Torn,
-    /// A complete line that is not a valid event.
+    /// A complete line that is not a valid event (or longer than
+    /// [`MAX_LINE_BYTES`]).
     Corrupt,
+    /// A well-formed event of a type this version does not know, written by
+    /// a newer writer: skipped, not an error.
+    UnknownEvent,
 }
 
 /// A line of a log that could not be read.
@@ -393,39 +554,103 @@ impl<R> LogEvents<R> {
     }
 }
 
+impl<R: BufRead> LogEvents<R> {
+    /// Reads the next line into `buf`, up to [`MAX_LINE_BYTES`]; the rest
+    /// of a longer line is read past, not kept. Returns whether the line was
+    /// complete (ends with a newline) and whether it was cut, or `None` at
+    /// the end.
+    fn read_line(&mut self) -> io::Result<Option<(bool, bool)>> {
+        self.buf.clear();
+        let mut cut = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                let any = !self.buf.is_empty() || cut;
+                return Ok(any.then_some((false, cut)));
+            }
+            let (piece, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            let used = piece.len();
+            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
+            if piece.len() > room {
+                cut = true;
+            }
+            if !cut {
+                self.buf.extend_from_slice(piece);
+            }
+            self.reader.consume(used);
+            if done {
+                return Ok(Some((true, cut)));
+            }
+        }
+    }
+}
+
 impl<R: BufRead> Iterator for LogEvents<R> {
     type Item = io::Result<Result<LogEvent, LogProblem>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
+            let (complete, cut) = match self.read_line() {
                 Err(e) => return Some(Err(e)),
-                Ok(0) => return None,
-                Ok(_) => {}
-            }
+                Ok(None) => return None,
+                Ok(Some(read)) => read,
+            };
             self.line += 1;
-            let complete = self.buf.last() == Some(&b'\n');
+            if cut {
+                self.buf.clear();
+                return Some(Ok(Err(LogProblem {
+                    line: self.line,
+                    kind: LogProblemKind::Corrupt,
+                    reason: format!(
+                        "a line longer than {MAX_LINE_BYTES} bytes, which no writer of this log makes; skipped"
+                    ),
+                })));
+            }
             let text = self.buf.trim_ascii();
             if text.is_empty() {
                 continue;
             }
-            return Some(Ok(match serde_json::from_slice::<LogEvent>(text) {
-                Ok(event) => Ok(event),
-                Err(e) if complete => Err(LogProblem {
+            let problem = |kind, reason| {
+                Some(Ok(Err(LogProblem {
                     line: self.line,
-                    kind: LogProblemKind::Corrupt,
-                    reason: format!("not a valid event, skipped: {e}"),
-                }),
-                Err(e) => Err(LogProblem {
-                    line: self.line,
-                    kind: LogProblemKind::Torn,
-                    reason: format!(
+                    kind,
+                    reason,
+                })))
+            };
+            return match serde_json::from_slice::<Wire>(text) {
+                Ok(wire) => match wire.into_event() {
+                    Ok(event) => Some(Ok(Ok(event))),
+                    Err(Unread::UnknownType(kind)) => problem(
+                        LogProblemKind::UnknownEvent,
+                        format!(
+                            "an event of type \"{}\", which this version does not know (a newer writer's); skipped",
+                            crate::guard::cap(&kind, 80).escape_debug()
+                        ),
+                    ),
+                    Err(Unread::Missing(field)) => problem(
+                        LogProblemKind::Corrupt,
+                        format!("not a valid event, skipped: missing field `{field}`"),
+                    ),
+                },
+                Err(e) if complete => problem(
+                    LogProblemKind::Corrupt,
+                    format!("not a valid event, skipped: {e}"),
+                ),
+                Err(e) => problem(
+                    LogProblemKind::Torn,
+                    format!(
                         "torn line (the file ends without a newline after {} bytes of it, as a crash mid-write leaves it), skipped: {e}",
                         self.buf.len()
                     ),
-                }),
-            }));
+                ),
+            };
         }
     }
 }
@@ -439,6 +664,7 @@ mod tests {
             call_id: id.into(),
             name: "t".into(),
             arguments: "{}".into(),
+            dialect: None,
         }
     }
 
@@ -468,7 +694,8 @@ mod tests {
                 content: vec![],
                 is_error: false,
                 error: None,
-                meta: None
+                // Present and null is kept: a unit-struct meta reads back.
+                meta: Some(Value::Null)
             }
         );
         for (bad, why) in [
@@ -504,6 +731,65 @@ mod tests {
                 .to_string();
             assert!(err.contains(why), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn nested_events_round_trip() {
+        for event in [
+            LogEvent::NestedCall {
+                call_id: "c1:nested:1".into(),
+                parent_call_id: Some("c1".into()),
+                name: "weather".into(),
+                arguments: r#"{"city":"Oslo"}"#.into(),
+            },
+            LogEvent::NestedResult {
+                call_id: "nested:2".into(),
+                parent_call_id: None,
+                content: vec![ContentBlock::text("Error: no")],
+                is_error: true,
+                error: Some(PersistedError {
+                    code: ErrorCode::parse("UNKNOWN_CITY"),
+                }),
+            },
+        ] {
+            let text = serde_json::to_string(&event).unwrap();
+            assert_eq!(serde_json::from_str::<LogEvent>(&text).unwrap(), event);
+        }
+    }
+
+    #[test]
+    fn an_unknown_event_type_is_skipped_with_a_note() {
+        let log = concat!(
+            r#"{"type":"tool/call","callId":"1","name":"a","arguments":"{}"}"#,
+            "\n",
+            r#"{"type":"tool/approval","callId":"1","by":"someone"}"#,
+            "\n",
+            r#"{"type":"tool/result","callId":"1","content":[],"isError":false}"#,
+            "\n",
+        );
+        let items: Vec<_> = LogEvents::new(log.as_bytes()).map(Result::unwrap).collect();
+        assert_eq!(items.len(), 3);
+        assert!(items[0].is_ok() && items[2].is_ok());
+        let note = items[1].as_ref().unwrap_err();
+        assert_eq!((note.line, note.kind), (2, LogProblemKind::UnknownEvent));
+        assert!(note.reason.contains("tool/approval"), "{}", note.reason);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_without_being_kept() {
+        let mut log = Vec::new();
+        log.extend_from_slice(br#"{"type":"tool/call","callId":"1","name":"a","arguments":""#);
+        log.resize(log.len() + MAX_LINE_BYTES + 10, b'x');
+        log.extend_from_slice(b"\"}\n");
+        log.extend_from_slice(br#"{"type":"tool/call","callId":"2","name":"a","arguments":"{}"}"#);
+        log.push(b'\n');
+        let mut events = LogEvents::new(std::io::BufReader::new(&log[..]));
+        let first = events.next().unwrap().unwrap().unwrap_err();
+        assert_eq!((first.line, first.kind), (1, LogProblemKind::Corrupt));
+        assert!(events.buf.capacity() <= MAX_LINE_BYTES + (1 << 16));
+        let second = events.next().unwrap().unwrap().unwrap();
+        assert!(matches!(second, LogEvent::Call { call_id, .. } if call_id == "2"));
+        assert!(events.next().is_none());
     }
 
     #[test]

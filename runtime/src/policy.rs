@@ -33,7 +33,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::content::ContentBlock;
-use crate::result::{ErrorInfo, ToolResult};
+use crate::error::ErrorInfo;
+use crate::lossless::{LosslessError, to_lossless_value};
+use crate::result::ToolResult;
 
 /// A call about to run, as a pre-execute policy sees it.
 #[derive(Debug, Clone, Copy)]
@@ -110,7 +112,11 @@ impl PostExecute<'_> {
     }
 }
 
-/// What a post-execute policy decides. Exactly one of four.
+/// What a post-execute policy decides: exactly one of four, and no decision
+/// replaces both the value and the content, because content is projected
+/// from the value (`render`): a new value brings its own content, and content
+/// that came with a value of its own would let the model read one thing
+/// while programs get another (DESIGN C10).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostDecision {
     /// Keep the result.
@@ -129,16 +135,23 @@ pub enum PostDecision {
 }
 
 impl PostDecision {
-    /// `ReplaceValue` from any serializable value.
+    /// `ReplaceValue` from any serializable value, made lossless like every
+    /// other value: NaN, infinities, `-0.0`, a key written twice or nesting
+    /// deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) are refused, never
+    /// silently changed.
     ///
     /// ```
     /// #[derive(serde::Serialize)]
-    /// struct V { n: u32 }
-    /// let d = toolprism::PostDecision::replace_value(&V { n: 1 }).unwrap();
-    /// assert_eq!(d, toolprism::PostDecision::ReplaceValue(serde_json::json!({"n": 1})));
+    /// struct V { n: f64 }
+    /// let d = toolprism::PostDecision::replace_value(&V { n: 1.5 }).unwrap();
+    /// assert_eq!(d, toolprism::PostDecision::ReplaceValue(serde_json::json!({"n": 1.5})));
+    /// let e = toolprism::PostDecision::replace_value(&V { n: f64::NAN }).unwrap_err();
+    /// assert_eq!(e.path(), "value.n");
     /// ```
-    pub fn replace_value<V: Serialize>(value: &V) -> Result<Self, serde_json::Error> {
-        Ok(PostDecision::ReplaceValue(serde_json::to_value(value)?))
+    pub fn replace_value<V: Serialize>(value: &V) -> Result<Self, LosslessError> {
+        Ok(PostDecision::ReplaceValue(to_lossless_value(
+            value, "value",
+        )?))
     }
 
     /// `Block` with a text feedback.

@@ -86,15 +86,22 @@ use serde_json::Value;
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
-use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind};
+use crate::dialect::Dialect;
+use crate::error::ErrorCode;
+use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
 use crate::registry::Registry;
-use crate::result::{ErrorCode, ToolResult};
+use crate::result::ToolResult;
 
 /// One call of a log with its cards, drawn again.
 ///
 /// Serialized (camelCase) for a UI as
-/// `{callId, name, arguments, callCard, resultCard, content, isError, errorCode?, meta?, callLine, resultLine?}`;
+/// `{callId, name, arguments, callCard, resultCard, content, isError, errorCode?, meta?, callLine, resultLine?, parentCallId?, nested?}`;
 /// `resultCard` is `null` for a call whose result never came.
+///
+/// Nested calls (`tool/nested-call` events: a program's calls, a tool
+/// calling another) are entries too, with `nested: true` and the calling
+/// tool's call id in `parentCallId`; they had no live cards and no meta, so
+/// their cards are drawn from their arguments and content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayedEntry {
@@ -124,6 +131,12 @@ pub struct ReplayedEntry {
     /// The 1-based line of the `tool/result` event, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_line: Option<usize>,
+    /// For a nested call made by a tool, that tool's call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_call_id: Option<String>,
+    /// Whether a program made this call (a nested call) rather than the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nested: bool,
 }
 
 impl ReplayedEntry {
@@ -135,7 +148,11 @@ impl ReplayedEntry {
 
 /// What kind of problem replay skipped over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ReplayProblemKind {
+    /// An event of a type this version does not know (a newer writer's):
+    /// skipped, with this note.
+    UnknownEvent,
     /// The last line was cut short (a crash mid-write).
     TornLine,
     /// A line that is not a valid event.
@@ -173,6 +190,7 @@ impl From<LogProblem> for ReplayProblem {
             line: problem.line,
             kind: match problem.kind {
                 LogProblemKind::Torn => ReplayProblemKind::TornLine,
+                LogProblemKind::UnknownEvent => ReplayProblemKind::UnknownEvent,
                 LogProblemKind::Corrupt => ReplayProblemKind::CorruptLine,
             },
             call_id: None,
@@ -211,6 +229,10 @@ struct OpenCall {
     line: usize,
     name: String,
     arguments: String,
+    /// The dialect the arguments were sent in, when the log says.
+    dialect: Option<Dialect>,
+    /// `Some` for a nested call: its parent's id, when it has one.
+    nested: Option<Option<String>>,
 }
 
 /// What replay knows of a call id.
@@ -328,62 +350,100 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 call_id,
                 name,
                 arguments,
-            } => self.on_call(line, call_id, name, arguments),
+                dialect,
+            } => {
+                // A dialect this version does not know reads as canonical.
+                let dialect = dialect.and_then(|d| d.parse().ok());
+                self.on_call(line, call_id, name, arguments, dialect, None)
+            }
+            LogEvent::NestedCall {
+                call_id,
+                parent_call_id,
+                name,
+                arguments,
+            } => self.on_call(line, call_id, name, arguments, None, Some(parent_call_id)),
             LogEvent::Result {
                 call_id,
                 content,
                 is_error,
                 error,
                 meta,
-            } => {
-                let call = match self.calls.get_mut(&call_id) {
-                    Some(slot) => match std::mem::replace(slot, Slot::Answered(0, line)) {
-                        Slot::Open(call) => {
-                            *slot = Slot::Answered(call.line, line);
-                            call
-                        }
-                        answered @ Slot::Answered(call_line, first) => {
-                            *slot = answered;
-                            return self.problem(
-                                line,
-                                ReplayProblemKind::DuplicateResult,
-                                &call_id,
-                                format!(
-                                    "a second result for call id \"{}\", whose call at line {call_line} already got its result at line {first}; skipped",
-                                    short(&call_id)
-                                ),
-                            );
-                        }
-                    },
-                    None => {
-                        return self.problem(
-                            line,
-                            ReplayProblemKind::ResultWithoutCall,
-                            &call_id,
-                            format!(
-                                "a result for call id \"{}\", but no call with that id comes before it; skipped",
-                                short(&call_id)
-                            ),
-                        );
-                    }
-                };
-                let result = ToolResult {
-                    content,
-                    is_error,
-                    meta,
-                };
-                // The result's own copy of the id names the entry: no clone.
-                let entry = self.entry(call_id, call, Some((line, result, error.map(|e| e.code))));
-                self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
-            }
+            } => self.on_result(line, call_id, content, is_error, error, meta),
+            LogEvent::NestedResult {
+                call_id,
+                content,
+                is_error,
+                error,
+                ..
+            } => self.on_result(line, call_id, content, is_error, error, None),
         }
     }
 
-    fn on_call(&mut self, line: usize, call_id: String, name: String, arguments: String) {
+    fn on_result(
+        &mut self,
+        line: usize,
+        call_id: String,
+        content: Vec<ContentBlock>,
+        is_error: bool,
+        error: Option<PersistedError>,
+        meta: Option<Value>,
+    ) {
+        let call = match self.calls.get_mut(&call_id) {
+            Some(slot) => match std::mem::replace(slot, Slot::Answered(0, line)) {
+                Slot::Open(call) => {
+                    *slot = Slot::Answered(call.line, line);
+                    call
+                }
+                answered @ Slot::Answered(call_line, first) => {
+                    *slot = answered;
+                    return self.problem(
+                        line,
+                        ReplayProblemKind::DuplicateResult,
+                        &call_id,
+                        format!(
+                            "a second result for call id \"{}\", whose call at line {call_line} already got its result at line {first}; skipped",
+                            short(&call_id)
+                        ),
+                    );
+                }
+            },
+            None => {
+                return self.problem(
+                    line,
+                    ReplayProblemKind::ResultWithoutCall,
+                    &call_id,
+                    format!(
+                        "a result for call id \"{}\", but no call with that id comes before it; skipped",
+                        short(&call_id)
+                    ),
+                );
+            }
+        };
+        let result = ToolResult {
+            content,
+            is_error,
+            meta,
+        };
+        // The result's own copy of the id names the entry: no clone.
+        let entry = self.entry(call_id, call, Some((line, result, error.map(|e| e.code))));
+        self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
+    }
+
+    fn on_call(
+        &mut self,
+        line: usize,
+        call_id: String,
+        name: String,
+        arguments: String,
+        dialect: Option<Dialect>,
+        nested: Option<Option<String>>,
+    ) {
         let call = OpenCall {
             line,
             name,
             arguments,
+            dialect,
+            nested,
         };
         match self.calls.get_mut(&call_id) {
             None => {
@@ -433,23 +493,37 @@ impl<'r, R: BufRead> Replay<'r, R> {
         call: OpenCall,
         result: Option<(usize, ToolResult, Option<ErrorCode>)>,
     ) -> ReplayedEntry {
-        let call_card = self.registry.present_call(&call.name, &call.arguments);
-        let (result_card, content, is_error, error_code, meta, result_line) = match result {
-            Some((line, mut result, code)) => {
-                let card = self
-                    .registry
-                    .present_result(&call.name, &call.arguments, &mut result);
-                (
-                    Some(card),
-                    result.content,
-                    result.is_error,
-                    code,
-                    result.meta,
-                    Some(line),
-                )
-            }
-            None => (None, Vec::new(), false, None, None, None),
-        };
+        let (call_card, result_card, content, is_error, error_code, meta, result_line) =
+            match result {
+                Some((line, mut result, code)) => {
+                    let (call_card, result_card) = self.registry.present(
+                        &call.name,
+                        &call.arguments,
+                        call.dialect,
+                        Some(&mut result),
+                    );
+                    (
+                        call_card,
+                        result_card,
+                        result.content,
+                        result.is_error,
+                        code,
+                        result.meta,
+                        Some(line),
+                    )
+                }
+                None => (
+                    self.registry
+                        .present(&call.name, &call.arguments, call.dialect, None)
+                        .0,
+                    None,
+                    Vec::new(),
+                    false,
+                    None,
+                    None,
+                    None,
+                ),
+            };
         ReplayedEntry {
             call_id,
             name: call.name,
@@ -462,6 +536,8 @@ impl<'r, R: BufRead> Replay<'r, R> {
             meta,
             call_line: call.line,
             result_line,
+            nested: call.nested.is_some(),
+            parent_call_id: call.nested.flatten(),
         }
     }
 

@@ -1,8 +1,7 @@
-//! What a call produces: the persisted [`ToolResult`], the live
-//! [`ToolOutcome`], errors and their codes.
+//! What a call produces: the persisted [`ToolResult`] and the live
+//! [`ToolOutcome`].
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::ser::SerializeMap;
@@ -10,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
+use crate::error::{ErrorCode, ErrorInfo};
 
 /// What is persisted of a call, and all a presenter ever sees:
 /// `{content, isError, meta?}`. The value is never part of it.
@@ -26,15 +26,32 @@ use crate::content::ContentBlock;
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound(deserialize = "M: Deserialize<'de>"))]
 pub struct ToolResult<M = serde_json::Value> {
     /// What the model reads.
     pub content: Vec<ContentBlock>,
     /// Whether the call failed.
     pub is_error: bool,
-    /// Small replayable UI data from `presentation_meta`, top-level calls only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Small replayable UI data from `presentation_meta`, top-level calls
+    /// only. A meta whose JSON is `null` (a unit struct, a `null` value) is
+    /// kept as `"meta":null` and read back as such: live and replayed cards
+    /// see the same meta.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub meta: Option<M>,
+}
+
+/// A field that is present is `Some`, even when its JSON is `null`; an
+/// absent field is `None` (through `#[serde(default)]`).
+pub(crate) fn present<'de, D, M>(deserializer: D) -> Result<Option<M>, D::Error>
+where
+    D: Deserializer<'de>,
+    M: Deserialize<'de>,
+{
+    M::deserialize(deserializer).map(Some)
 }
 
 impl<M> ToolResult<M> {
@@ -56,184 +73,6 @@ impl<M> ToolResult<M> {
         }
     }
 }
-
-/// A machine-readable error code.
-///
-/// Serialized as its `SCREAMING_SNAKE` name; [`ErrorCode::Custom`] carries
-/// a tool's own code.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// No tool of that name is registered.
-    UnknownTool,
-    /// The arguments are not JSON, break the input schema or do not deserialize.
-    InvalidArgs,
-    /// The value, a projection or a replacement value broke the output contract.
-    InvalidToolOutput,
-    /// `execute` returned an error or panicked.
-    ToolFailed,
-    /// A pre-execute policy denied the call.
-    Denied,
-    /// A post-execute policy blocked the result.
-    Blocked,
-    /// `execute` ran past its timeout.
-    Timeout,
-    /// The call was cancelled while `execute` ran.
-    Aborted,
-    /// The call was cancelled before `execute` started.
-    AbortedBeforeDispatch,
-    /// A policy made a decision the contract forbids.
-    PolicyError,
-    /// A tool's own code.
-    Custom(Cow<'static, str>),
-}
-
-impl ErrorCode {
-    /// The code as a string, e.g. `"INVALID_ARGS"`.
-    pub fn as_str(&self) -> &str {
-        match self {
-            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
-            ErrorCode::InvalidArgs => "INVALID_ARGS",
-            ErrorCode::InvalidToolOutput => "INVALID_TOOL_OUTPUT",
-            ErrorCode::ToolFailed => "TOOL_FAILED",
-            ErrorCode::Denied => "DENIED",
-            ErrorCode::Blocked => "BLOCKED",
-            ErrorCode::Timeout => "TIMEOUT",
-            ErrorCode::Aborted => "ABORTED",
-            ErrorCode::AbortedBeforeDispatch => "ABORTED_BEFORE_DISPATCH",
-            ErrorCode::PolicyError => "POLICY_ERROR",
-            ErrorCode::Custom(code) => code,
-        }
-    }
-
-    /// Parses a code; unknown names become [`ErrorCode::Custom`].
-    pub fn parse(code: &str) -> Self {
-        match code {
-            "UNKNOWN_TOOL" => ErrorCode::UnknownTool,
-            "INVALID_ARGS" => ErrorCode::InvalidArgs,
-            "INVALID_TOOL_OUTPUT" => ErrorCode::InvalidToolOutput,
-            "TOOL_FAILED" => ErrorCode::ToolFailed,
-            "DENIED" => ErrorCode::Denied,
-            "BLOCKED" => ErrorCode::Blocked,
-            "TIMEOUT" => ErrorCode::Timeout,
-            "ABORTED" => ErrorCode::Aborted,
-            "ABORTED_BEFORE_DISPATCH" => ErrorCode::AbortedBeforeDispatch,
-            "POLICY_ERROR" => ErrorCode::PolicyError,
-            other => ErrorCode::Custom(Cow::Owned(other.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for ErrorCode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for ErrorCode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = Cow::<'de, str>::deserialize(deserializer)?;
-        Ok(ErrorCode::parse(&s))
-    }
-}
-
-/// The error a tool's `execute` returns.
-///
-/// Any `E: Display` converts into it (`?` works on `io::Error`, `String`, …);
-/// the code defaults to `TOOL_FAILED`.
-///
-/// ```
-/// use toolprism::{ErrorCode, ToolError};
-/// let e = ToolError::new("file not found").with_code("NOT_FOUND");
-/// assert_eq!(e.message(), "file not found");
-/// assert_eq!(e.code().as_str(), "NOT_FOUND");
-/// let e: ToolError = std::io::Error::other("disk full").into();
-/// assert_eq!(e.code(), &ErrorCode::ToolFailed);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError {
-    message: String,
-    code: ErrorCode,
-}
-
-impl ToolError {
-    /// An error with this message and code `TOOL_FAILED`.
-    pub fn new(message: impl Into<String>) -> Self {
-        ToolError {
-            message: message.into(),
-            code: ErrorCode::ToolFailed,
-        }
-    }
-
-    /// The same error with a code of the tool's own.
-    pub fn with_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
-        self.code = ErrorCode::parse_owned(code.into());
-        self
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// The code.
-    pub fn code(&self) -> &ErrorCode {
-        &self.code
-    }
-
-    pub(crate) fn into_info(self) -> ErrorInfo {
-        ErrorInfo {
-            message: self.message,
-            code: self.code,
-        }
-    }
-}
-
-impl ErrorCode {
-    fn parse_owned(code: Cow<'static, str>) -> Self {
-        match ErrorCode::parse(&code) {
-            ErrorCode::Custom(_) => ErrorCode::Custom(code),
-            known => known,
-        }
-    }
-}
-
-impl<E: fmt::Display> From<E> for ToolError {
-    fn from(e: E) -> Self {
-        ToolError::new(e.to_string())
-    }
-}
-
-/// Why a call failed: `{message, code}`. Only the code is persisted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorInfo {
-    /// What went wrong, written for a model to act on.
-    pub message: String,
-    /// The machine-readable code.
-    pub code: ErrorCode,
-}
-
-impl ErrorInfo {
-    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ErrorInfo {
-            message: message.into(),
-            code,
-        }
-    }
-}
-
-impl fmt::Display for ErrorInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
-
-impl std::error::Error for ErrorInfo {}
 
 /// The live outcome of one call: the persisted [`ToolResult`], plus the
 /// validated value for successes, plus `{message, code}` for failures, plus
@@ -311,6 +150,19 @@ impl ToolOutcome {
     /// The error, failures only.
     pub fn error(&self) -> Option<&ErrorInfo> {
         self.error.as_ref()
+    }
+
+    /// The error code, failures only.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// let out = registry.call(toolprism::ToolCall::new("1", "missing", "")).await;
+    /// assert_eq!(out.code().unwrap(), "UNKNOWN_TOOL");
+    /// # });
+    /// ```
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.error.as_ref().map(|e| &e.code)
     }
 
     /// The call card, top-level calls only.

@@ -17,16 +17,18 @@
 //! ```
 
 use std::any::TypeId;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::Validator;
+use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
+use crate::path::{JsonPath, Keys};
 use crate::tool::{Tool, ToolDefinition};
 
 fn settings() -> SchemaSettings {
@@ -59,6 +61,9 @@ pub(crate) struct Compiled {
     pub(crate) definition: ToolDefinition,
     pub(crate) input: Validator,
     pub(crate) output: Validator,
+    /// The property names the output schema declares: the only keys a path
+    /// into a value may show.
+    pub(crate) output_names: BTreeSet<String>,
 }
 
 type Cache = Mutex<HashMap<TypeId, Arc<Compiled>>>;
@@ -105,7 +110,9 @@ fn compile<T: Tool>() -> Result<Compiled, String> {
             info.name
         )
     })?;
+    let output_names = declared_names(&output_schema);
     Ok(Compiled {
+        output_names,
         definition: ToolDefinition {
             name: info.name.to_owned(),
             title: info.title.map(str::to_owned),
@@ -127,8 +134,16 @@ const MAX_VIOLATION_LEN: usize = 240;
 
 /// Every violation of `instance` against `validator`, as one message, or
 /// `None` when it is valid. Paths are rooted at `root` (`arguments` or
-/// `value`), like `value.rows[3].phone`.
-pub(crate) fn violations(validator: &Validator, instance: &Value, root: &str) -> Option<String> {
+/// `value`), like `value.rows[3].phone`, and write object keys as `keys`
+/// says: a value's own keys never appear in a message about it (see
+/// [`crate::path`]), nor do the undeclared keys an `additionalProperties`
+/// violation lists.
+pub(crate) fn violations(
+    validator: &Validator,
+    instance: &Value,
+    root: &str,
+    keys: Keys<'_>,
+) -> Option<String> {
     if validator.is_valid(instance) {
         return None;
     }
@@ -142,9 +157,24 @@ pub(crate) fn violations(validator: &Validator, instance: &Value, root: &str) ->
         if count > 1 {
             out.push_str("; ");
         }
-        let path = json_path(root, error.instance_path().iter());
+        let path = instance_path(root, instance, error.instance_path().iter(), keys);
         let quoted = format!("\"{path}\"");
-        let message = error.masked_with(quoted.as_str()).to_string();
+        let message = match (error.kind(), keys) {
+            (_, Keys::Shown) => error.masked_with(quoted.as_str()).to_string(),
+            (
+                ValidationErrorKind::AdditionalProperties { unexpected }
+                | ValidationErrorKind::UnevaluatedProperties { unexpected },
+                _,
+            ) => format!(
+                "{quoted} has {} propert{} the schema does not declare, which it does not allow",
+                unexpected.len(),
+                if unexpected.len() == 1 { "y" } else { "ies" }
+            ),
+            (ValidationErrorKind::PropertyNames { .. }, _) => {
+                format!("{quoted} has a property name that the schema's `propertyNames` refuses")
+            }
+            _ => error.masked_with(quoted.as_str()).to_string(),
+        };
         if !message.contains(&quoted) {
             let _ = write!(out, "at {quoted}: ");
         }
@@ -169,34 +199,56 @@ fn push_capped(out: &mut String, s: &str, max: usize) {
     }
 }
 
-/// `value.a.b[0]` from a root label and instance path segments.
-pub(crate) fn json_path<'a>(
+/// The path of a violation, following `instance` to find each key's
+/// position in its object.
+fn instance_path<'a>(
     root: &str,
+    instance: &Value,
     segments: impl Iterator<Item = LocationSegment<'a>>,
+    keys: Keys<'_>,
 ) -> String {
-    let mut path = root.to_owned();
+    let mut path = JsonPath::new(root);
+    let mut at = Some(instance);
     for segment in segments {
         match segment {
             LocationSegment::Index(i) => {
-                let _ = write!(path, "[{i}]");
+                path.index(i);
+                at = at.and_then(|v| v.get(i));
             }
-            LocationSegment::Property(p) => push_key(&mut path, &p),
+            LocationSegment::Property(p) => {
+                let position = match at {
+                    Some(Value::Object(map)) => map.keys().position(|k| k == &*p).unwrap_or(0),
+                    _ => 0,
+                };
+                path.key(Some(&p), position, keys);
+                at = at.and_then(|v| v.get(&*p));
+            }
         }
     }
-    path
+    path.into_string()
 }
 
-/// Appends `.key`, or `["key"]` when the key is not an identifier.
-pub(crate) fn push_key(path: &mut String, key: &str) {
-    let ident = !key.is_empty()
-        && !key.starts_with(|c: char| c.is_ascii_digit())
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        let _ = write!(path, "[{}]", Value::String(key.to_owned()));
+/// Every property name a schema declares anywhere (`properties` keys and
+/// `required` entries): the names a path into a value may show.
+fn declared_names(schema: &Value) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    names.extend(props.keys().cloned());
+                }
+                if let Some(Value::Array(required)) = map.get("required") {
+                    names.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
     }
+    names
 }
 
 #[cfg(test)]
@@ -226,12 +278,13 @@ mod tests {
             &v,
             &json!({"rows": [{"name": "a"}, {"name": 3}], "total": 1}),
             "value",
+            Keys::Shown,
         )
         .unwrap();
         assert!(msg.contains("\"value.rows[1].name\""), "{msg}");
-        let msg = violations(&v, &json!({"rows": []}), "value").unwrap();
+        let msg = violations(&v, &json!({"rows": []}), "value", Keys::Shown).unwrap();
         assert!(msg.contains("total"), "{msg}");
-        assert!(violations(&v, &json!({"rows": [], "total": 0}), "value").is_none());
+        assert!(violations(&v, &json!({"rows": [], "total": 0}), "value", Keys::Shown).is_none());
     }
 
     #[test]
@@ -239,15 +292,33 @@ mod tests {
         let schema = input_schema::<Rows>();
         let v = jsonschema::validator_for(&schema).unwrap();
         let huge = "x".repeat(100_000);
-        let msg = violations(&v, &json!({"rows": huge}), "arguments").unwrap();
+        let msg = violations(&v, &json!({"rows": huge}), "arguments", Keys::Shown).unwrap();
         assert!(msg.len() < 1_000, "{}", msg.len());
     }
 
     #[test]
-    fn keys_that_are_not_identifiers_are_quoted() {
-        let mut p = "value".to_owned();
-        push_key(&mut p, "a b");
-        push_key(&mut p, "ok_1");
-        assert_eq!(p, "value[\"a b\"].ok_1");
+    fn a_values_keys_stay_out_of_messages() {
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        struct Scores {
+            by_name: std::collections::BTreeMap<String, u32>,
+        }
+        let schema = output_schema::<Scores>();
+        let names = declared_names(&schema);
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let value = json!({"by_name": {"alpha": 1, "secret-canary": "x"}, "leak-key": 1});
+        let msg = violations(&v, &value, "value", Keys::Declared(&names)).unwrap();
+        assert!(!msg.contains("secret") && !msg.contains("leak"), "{msg}");
+        assert!(msg.contains("\"value.by_name.{entry 1}\""), "{msg}");
+        assert!(
+            msg.contains("1 property the schema does not declare"),
+            "{msg}"
+        );
+        // Arguments are already in the log: their keys are named.
+        let msg = violations(&v, &value, "arguments", Keys::Shown).unwrap();
+        assert!(
+            msg.contains("secret-canary") && msg.contains("leak-key"),
+            "{msg}"
+        );
     }
 }

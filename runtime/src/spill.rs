@@ -86,8 +86,13 @@ pub struct SpillStore {
 }
 
 impl SpillStore {
-    /// A store in `dir`, created (mode 0700 on Unix) if missing. An
-    /// existing directory keeps its mode; the files are owner-only anyway.
+    /// A store in `dir`, created (mode 0700 on Unix) if missing.
+    ///
+    /// The directory holds what tools produced, so on Unix it must be the
+    /// current user's own and no one else's: an existing directory owned by
+    /// this user with a wider mode (say 0755) is tightened to 0700; a
+    /// directory owned by another user, or a symlink, is refused, since
+    /// whoever controls it could read or swap the files.
     pub fn new(dir: impl Into<PathBuf>) -> io::Result<Self> {
         let dir = dir.into();
         let mut builder = fs::DirBuilder::new();
@@ -95,6 +100,8 @@ impl SpillStore {
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         builder.create(&dir)?;
+        #[cfg(unix)]
+        owner_only(&dir)?;
         Ok(SpillStore {
             dir,
             seed: RandomState::new(),
@@ -141,6 +148,70 @@ impl SpillStore {
             }
         }
     }
+}
+
+/// Makes sure `dir` is a real directory of the current user's, mode 0700.
+#[cfg(unix)]
+fn owner_only(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the spill directory {} is a symlink or not a directory; give a real directory",
+                dir.display()
+            ),
+        ));
+    }
+    let me = current_uid(dir)?;
+    if meta.uid() != me {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the spill directory {} belongs to another user (uid {}); use a directory of your own",
+                dir.display(),
+                meta.uid()
+            ),
+        ));
+    }
+    if meta.mode() & 0o777 != 0o700 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// The current user's id, read from a file this process creates in `dir`
+/// (the standard library has no `geteuid`, and this crate uses no `unsafe`).
+#[cfg(unix)]
+fn current_uid(dir: &Path) -> io::Result<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile_in(dir)?;
+    let uid = fs::metadata(&probe).map(|m| m.uid());
+    let _ = fs::remove_file(&probe);
+    uid
+}
+
+#[cfg(unix)]
+fn tempfile_in(dir: &Path) -> io::Result<PathBuf> {
+    let seed = RandomState::new();
+    for attempt in 0u64..16 {
+        let mut hasher = seed.build_hasher();
+        hasher.write_u64(attempt);
+        let path = dir.join(format!(".owner-probe-{:016x}", hasher.finish()));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other(
+        "could not create a probe file in the spill directory",
+    ))
 }
 
 /// Spills `content` when its text is over `budget` bytes: the full text

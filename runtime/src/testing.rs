@@ -106,15 +106,19 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::guard::guard;
 use crate::lossless::to_lossless_value;
-use crate::registry::{Registry, guard};
-use crate::result::{ToolError, ToolResult};
-use crate::tool::{Tool, ToolContext, ToolInfo};
+use crate::registry::Registry;
+use crate::registry::pipeline::{RawArgs, read_arguments, read_meta};
+use crate::result::ToolResult;
+use crate::schema::compiled;
+use crate::tool::{Tool, ToolInfo};
 
 /// What [`check_projections`] observed, for further assertions.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,7 +247,7 @@ pub fn check_projections<T: Tool>(
         is_error: false,
         meta: meta.clone(),
     };
-    let result = match typed_result::<T::Meta>(&persisted) {
+    let result = match typed_result::<T>(&persisted) {
         Some(typed) => twice("present_result", &mut problems, || {
             T::present_result(&typed_args, &typed)
         }),
@@ -342,13 +346,11 @@ fn twice<R: serde::Serialize>(
     }
 }
 
-/// The typed view of a persisted result, as `present_result` gets it; `None`
-/// when its meta does not read back (already reported).
-fn typed_result<M: DeserializeOwned>(result: &ToolResult) -> Option<ToolResult<M>> {
-    let meta = match &result.meta {
-        None => None,
-        Some(json) => Some(M::deserialize(json).ok()?),
-    };
+/// The typed view of a persisted result, as `present_result` gets it
+/// (through the registry's own meta reader); `None` when its meta does not
+/// read back.
+fn typed_result<T: Tool>(result: &ToolResult) -> Option<ToolResult<T::Meta>> {
+    let meta = read_meta::<T>(result.meta.as_ref()).ok()?;
     Some(ToolResult {
         content: result.content.clone(),
         is_error: result.is_error,
@@ -465,7 +467,7 @@ fn malformed<T: Tool>(
     ];
     let typed_args = parse_args::<T>(&args_text);
     for (what, result) in results {
-        let typed = typed_result::<T::Meta>(&result);
+        let typed = typed_result::<T>(&result);
         if let (Some(typed_args), Some(typed)) = (&typed_args, &typed)
             && let Err(panic) = guard(|| T::present_result(typed_args, typed))
         {
@@ -499,14 +501,13 @@ fn check_result_card(
     });
 }
 
+/// The arguments as the registry reads them (JSON, input schema,
+/// deserialize), or `None` where it would draw the generic card.
 fn parse_args<T: Tool>(text: &str) -> Option<T::Args> {
-    let trimmed = text.trim();
-    let json: Value = if trimmed.is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(trimmed).ok()?
-    };
-    T::Args::deserialize(&json).ok()
+    let compiled = compiled::<T>().ok()?;
+    read_arguments::<T>(&compiled, RawArgs::Text(text), None)
+        .ok()
+        .map(|(_, args)| args)
 }
 
 fn with_meta(result: &ToolResult, meta: Option<Value>) -> ToolResult {

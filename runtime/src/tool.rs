@@ -3,15 +3,14 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::card::{CallCard, ResultCard, ToolKind};
+use crate::content::ContentBlock;
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::result::ToolResult;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tokio_util::sync::CancellationToken;
-
-use crate::card::{CallCard, ResultCard, ToolKind};
-use crate::content::ContentBlock;
-use crate::registry::Registry;
-use crate::result::{ToolError, ToolResult};
 
 /// Hints a client may show or act on. They are hints: nothing enforces them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -225,57 +224,6 @@ pub trait Tool: Send + Sync + 'static {
     /// gives the generic card.
     fn present_result(_args: &Self::Args, _result: &ToolResult<Self::Meta>) -> Option<ResultCard> {
         None
-    }
-}
-
-/// What `execute` may use besides its arguments: the call's identity, its
-/// cancellation, and the registry for nested calls.
-pub struct ToolContext<'a> {
-    pub(crate) registry: &'a Registry,
-    pub(crate) call_id: &'a str,
-    pub(crate) name: &'a str,
-    /// The caller's token; without one, a token nobody else holds (so it is
-    /// never cancelled) is made the first time a tool asks for it.
-    pub(crate) cancel: std::sync::OnceLock<CancellationToken>,
-    pub(crate) nested: bool,
-}
-
-impl<'a> ToolContext<'a> {
-    /// The call's id.
-    pub fn call_id(&self) -> &str {
-        self.call_id
-    }
-
-    /// The tool's name.
-    pub fn tool_name(&self) -> &str {
-        self.name
-    }
-
-    /// Whether this call was made by a program rather than the model.
-    pub fn is_nested(&self) -> bool {
-        self.nested
-    }
-
-    /// Whether the call was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel
-            .get()
-            .is_some_and(CancellationToken::is_cancelled)
-    }
-
-    /// Completes when the call is cancelled.
-    pub async fn cancelled(&self) {
-        self.cancellation().cancelled().await
-    }
-
-    /// The call's cancellation token, to hand to spawned work.
-    pub fn cancellation(&self) -> &CancellationToken {
-        self.cancel.get_or_init(CancellationToken::new)
-    }
-
-    /// The registry running this call, for nested calls.
-    pub fn registry(&self) -> &'a Registry {
-        self.registry
     }
 }
 

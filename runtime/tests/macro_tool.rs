@@ -300,7 +300,7 @@ mod clock {
     static TICKS: AtomicU64 = AtomicU64::new(0);
 
     /// Reads global state the compile-time check cannot see through.
-    pub fn tick() -> u64 {
+    pub(crate) fn tick() -> u64 {
         TICKS.fetch_add(1, Ordering::Relaxed)
     }
 }

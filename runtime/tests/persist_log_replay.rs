@@ -262,6 +262,7 @@ fn parallel_calls_never_interleave_inside_a_line() {
                 assert!(calls.contains(&call_id), "result before call {call_id}");
                 assert!(results.insert(call_id));
             }
+            other => panic!("no nested calls were made: {other:?}"),
         }
     }
     assert_eq!(calls.len(), TASKS * CALLS);
@@ -612,6 +613,7 @@ fn results_without_calls_and_duplicate_call_ids_are_problems_not_crashes() {
         call_id: id.into(),
         name: "shell".into(),
         arguments: json!({"command": cmd}).to_string(),
+        dialect: None,
     };
     let result = |id: &str, text: &str| LogEvent::Result {
         call_id: id.into(),

@@ -245,10 +245,8 @@ struct ProgramArgs {}
 impl Program {
     async fn execute(&self, _args: ProgramArgs, cx: &ToolContext<'_>) -> Result<usize, ToolError> {
         let rows = cx
-            .registry()
             .call_typed::<Query>(json!({"sql": "select * from users"}))
-            .await
-            .map_err(|e| ToolError::new(e.message))?;
+            .await?;
         Ok(rows.rows.len())
     }
 
@@ -563,10 +561,7 @@ async fn c9_timeout() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_failure(&f.registry, &out, "TIMEOUT", "timed out after 200 ms").await;
     // A per-call timeout overrides the registry's.
-    let options = CallOptions {
-        timeout: Some(Duration::from_millis(20)),
-        ..Default::default()
-    };
+    let options = CallOptions::new().with_timeout(Duration::from_millis(20));
     let out = f
         .registry
         .call_with(
@@ -582,10 +577,7 @@ async fn c9_cancellation_before_and_during_execute() {
     let f = fixture();
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let options = CallOptions {
-        cancel: Some(cancel),
-        ..Default::default()
-    };
+    let options = CallOptions::new().with_cancel(cancel);
     let out = f
         .registry
         .call_with(ToolCall::new("c", "echo", r#"{"text":"x"}"#), &options)
@@ -604,10 +596,9 @@ async fn c9_cancellation_before_and_during_execute() {
     );
 
     let cancel = CancellationToken::new();
-    let options = CallOptions {
-        cancel: Some(cancel.clone()),
-        timeout: Some(Duration::from_secs(20)),
-    };
+    let options = CallOptions::new()
+        .with_cancel(cancel.clone())
+        .with_timeout(Duration::from_secs(20));
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(30)).await;
         cancel.cancel();
@@ -789,15 +780,15 @@ async fn c14_nested_calls_get_the_typed_value_and_no_meta_or_card() {
         .call_nested("echo", json!({"text": 1}))
         .await
         .unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArgs);
+    assert_eq!(*err.code(), ErrorCode::InvalidArgs);
     let err = f.registry.call_nested("nope", json!({})).await.unwrap_err();
-    assert_eq!(err.code, ErrorCode::UnknownTool);
+    assert_eq!(*err.code(), ErrorCode::UnknownTool);
     let other = Registry::builder().tool(Faulty).build().unwrap();
     let err = other
         .call_typed::<Query>(json!({"sql": ""}))
         .await
         .unwrap_err();
-    assert_eq!(err.code, ErrorCode::UnknownTool);
+    assert_eq!(*err.code(), ErrorCode::UnknownTool);
 }
 
 // ---------------------------------------------------------------------------

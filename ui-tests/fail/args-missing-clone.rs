@@ -1,6 +1,8 @@
+//! The tool is registered: the missing derive is still one error, at the type.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::{ContentBlock, tool};
+use toolprism::{ContentBlock, Registry, tool};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -26,4 +28,6 @@ impl ReadTool {
     }
 }
 
-fn main() {}
+fn main() {
+    let _ = Registry::builder().tool(ReadTool).build();
+}

@@ -1,6 +1,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::{ContentBlock, tool};
+use toolprism::{ContentBlock, Registry, tool};
 
 #[derive(Clone, Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -28,4 +28,6 @@ impl ReadTool {
     }
 }
 
-fn main() {}
+fn main() {
+    let _ = Registry::builtin().build();
+}

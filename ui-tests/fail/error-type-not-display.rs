@@ -1,6 +1,8 @@
+//! The tool is registered: an error type without `Display` is one error, at the type.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::{ContentBlock, tool};
+use toolprism::{ContentBlock, Registry, tool};
 
 #[derive(Clone, Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -34,4 +36,6 @@ impl ReadTool {
     }
 }
 
-fn main() {}
+fn main() {
+    let _ = Registry::builder().tool(ReadTool).build();
+}

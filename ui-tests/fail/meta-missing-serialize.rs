@@ -1,6 +1,8 @@
+//! The tool is registered: the missing derive is still one error, at the type.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::{ContentBlock, tool};
+use toolprism::{ContentBlock, Registry, tool};
 
 #[derive(Clone, Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -12,12 +14,12 @@ pub struct ReadValue {
     pub text: String,
 }
 
-pub struct ReadTool;
-
 #[derive(Deserialize)]
 pub struct ReadMeta {
     pub bytes: usize,
 }
+
+pub struct ReadTool;
 
 /// Read a file.
 #[tool]
@@ -37,4 +39,6 @@ impl ReadTool {
     }
 }
 
-fn main() {}
+fn main() {
+    let _ = Registry::builder().tool(ReadTool).build();
+}

@@ -1,6 +1,8 @@
+//! The tool is registered: its state that is not `Sync` is one error, at the type.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::{ContentBlock, tool};
+use toolprism::{ContentBlock, Registry, tool};
 
 #[derive(Clone, Deserialize, JsonSchema)]
 pub struct ReadArgs {
@@ -29,4 +31,9 @@ impl ReadTool {
     }
 }
 
-fn main() {}
+fn main() {
+    let tool = ReadTool {
+        seen: Default::default(),
+    };
+    let _ = Registry::builder().tool(tool).build();
+}

@@ -1,6 +1,6 @@
 //! A tool generic over its client: the impl's generics carry over. (The
-//! spanned type assertions are skipped for generic impls; rustc checks the
-//! bounds on the impl instead.)
+//! checks of the types' bounds, constants, cannot name the impl's type
+//! parameters, so a generic impl's bounds are its own where clause.)
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -526,10 +526,7 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_call_kills_the_command() {
         let (dir, registry) = setup();
-        let options = toolprism::CallOptions {
-            timeout: Some(Duration::from_millis(200)),
-            cancel: None,
-        };
+        let options = toolprism::CallOptions::new().with_timeout(Duration::from_millis(200));
         let out = registry
             .call_with(
                 ToolCall::new(

@@ -1,9 +1,14 @@
 //! The purity checks of the projections (`render`, `presentation_meta`,
 //! `present_call`, `present_result`): their signatures ([`signature`]: K2,
-//! K3, K4, K8) and their bodies ([`body`]: K5).
+//! K3, K4, K8) and their bodies (K5: [`body`] reports what the deny list
+//! [`deny`] names, found by the syntax walk [`walker`], or, in macro
+//! arguments that are not Rust syntax, by the token scan [`tokens`]).
 
 mod body;
+mod deny;
 mod signature;
+mod tokens;
+mod walker;
 
 use std::collections::HashSet;
 

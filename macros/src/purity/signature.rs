@@ -10,7 +10,7 @@ use syn::{FnArg, ReturnType, Safety, Type};
 use super::{Checked, Hints};
 use crate::ast::{self, Kind, Projection, Role};
 use crate::ctxt::Ctxt;
-use crate::valid::pretty;
+use crate::pretty::pretty;
 
 /// K2, K3, K4, K8 and the return type of one projection.
 pub(super) fn check<'a>(

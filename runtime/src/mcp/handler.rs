@@ -250,10 +250,7 @@ impl ServerHandler for McpServer {
             None => String::new(),
         };
         let call = ToolCall::new(self.call_id(&context), request.name.as_ref(), arguments);
-        let options = CallOptions {
-            timeout: None,
-            cancel: Some(context.ct.clone()),
-        };
+        let options = CallOptions::new().with_cancel(context.ct.clone());
         let outcome = registry.call_with(call, &options).await;
         Ok(CallToolResponse::from(call_result::call_tool_result(
             definition,

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 /// Every subschema of `schema` with its path (iterative).
-pub fn subschemas(schema: &Value) -> Vec<(String, &Value)> {
+pub(crate) fn subschemas(schema: &Value) -> Vec<(String, &Value)> {
     const SINGLE: &[&str] = &[
         "items",
         "additionalProperties",
@@ -140,7 +140,7 @@ fn common_json_schema_rules(schema: &Value, out: &mut Vec<String>, who: &str) {
 
 /// OpenAI (both shapes): strict views obey Structured Outputs' rules;
 /// `strict: false` always comes with a note.
-pub fn openai(function: &Value, notes: &[String]) -> Vec<String> {
+pub(crate) fn openai(function: &Value, notes: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let params = &function["parameters"];
     for k in ["name", "description", "parameters", "strict"] {
@@ -265,7 +265,7 @@ pub fn openai(function: &Value, notes: &[String]) -> Vec<String> {
 
 /// Anthropic: an object root; strict views closed, single-typed, without
 /// the keywords strict tool use lacks, and not recursive.
-pub fn anthropic(tool: &Value, strict: bool) -> Vec<String> {
+pub(crate) fn anthropic(tool: &Value, strict: bool) -> Vec<String> {
     let mut out = Vec::new();
     let schema = &tool["input_schema"];
     if schema["type"] != "object" {
@@ -364,7 +364,7 @@ pub fn anthropic(tool: &Value, strict: bool) -> Vec<String> {
 }
 
 /// Gemini `parametersJsonSchema`: only the documented keywords.
-pub fn gemini(decl: &Value) -> Vec<String> {
+pub(crate) fn gemini(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let schema = &decl["parametersJsonSchema"];
     if schema["type"] != "object" {
@@ -429,7 +429,7 @@ pub fn gemini(decl: &Value) -> Vec<String> {
 }
 
 /// Gemini OpenAPI `parameters`: the `Schema` object's fields only.
-pub fn gemini_openapi(decl: &Value) -> Vec<String> {
+pub(crate) fn gemini_openapi(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let schema = &decl["parameters"];
     if schema["type"] != "OBJECT" {
@@ -503,7 +503,7 @@ pub fn gemini_openapi(decl: &Value) -> Vec<String> {
 
 /// MCP: every field, all four hints, the kind, clean schemas, an object
 /// output root before 2026-07-28 and the wrap marker to match.
-pub fn mcp(tool: &Value, version_requires_object: bool) -> Vec<String> {
+pub(crate) fn mcp(tool: &Value, version_requires_object: bool) -> Vec<String> {
     let mut out = Vec::new();
     for k in [
         "name",
@@ -555,7 +555,7 @@ pub fn mcp(tool: &Value, version_requires_object: bool) -> Vec<String> {
 }
 
 /// DSH: the subset's rules (see `dsh-tool-contract.md`, "Schema subset").
-pub fn dsh(def: &Value) -> Vec<String> {
+pub(crate) fn dsh(def: &Value) -> Vec<String> {
     let mut out = Vec::new();
     for (label, schema) in [
         ("parameters", &def["parameters"]),

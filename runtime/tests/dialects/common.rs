@@ -10,10 +10,10 @@ use crate::corpus::*;
 use crate::for_each_case;
 
 /// A tool whose arguments carry a corpus value and whose value is it.
-pub struct Echo<T>(PhantomData<fn() -> T>);
+pub(crate) struct Echo<T>(PhantomData<fn() -> T>);
 
 impl<T> Echo<T> {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Echo(PhantomData)
     }
 }
@@ -34,7 +34,7 @@ impl<T: Case> Tool for Echo<T> {
 }
 
 /// A registry with one echo tool per corpus type.
-pub fn registry() -> Registry {
+pub(crate) fn registry() -> Registry {
     let mut builder = Registry::builder();
     macro_rules! add {
         ($t:ty) => {

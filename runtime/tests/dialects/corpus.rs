@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A corpus type: its name, whether its JSON is an object, and samples.
-pub trait Case:
+pub(crate) trait Case:
     Serialize
     + serde::de::DeserializeOwned
     + JsonSchema
@@ -47,9 +47,9 @@ pub trait Case:
 
 /// Wraps a type whose JSON is not an object, so a model can send it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Field<T> {
+pub(crate) struct Field<T> {
     /// The wrapped value.
-    pub value: T,
+    pub(crate) value: T,
 }
 
 macro_rules! case {
@@ -119,11 +119,11 @@ macro_rules! for_each_case {
 
 /// Plain scalars.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Scalars {
-    pub text: String,
-    pub flag: bool,
-    pub small: i32,
-    pub ratio: f64,
+pub(crate) struct Scalars {
+    pub(crate) text: String,
+    pub(crate) flag: bool,
+    pub(crate) small: i32,
+    pub(crate) ratio: f64,
 }
 case!(
     Scalars,
@@ -147,14 +147,14 @@ case!(
 
 /// Every integer width, with schemars' non-standard formats and bounds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Integers {
-    pub big: u64,
-    pub size: usize,
-    pub count: u32,
-    pub byte: u8,
-    pub signed: i64,
-    pub short: i16,
-    pub single: f32,
+pub(crate) struct Integers {
+    pub(crate) big: u64,
+    pub(crate) size: usize,
+    pub(crate) count: u32,
+    pub(crate) byte: u8,
+    pub(crate) signed: i64,
+    pub(crate) short: i16,
+    pub(crate) single: f32,
 }
 case!(
     Integers,
@@ -184,11 +184,11 @@ case!(
 
 /// `Option` of scalars (not required in the input, nullable).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct OptionalScalars {
-    pub name: Option<String>,
-    pub count: Option<u32>,
-    pub flag: Option<bool>,
-    pub level: u8,
+pub(crate) struct OptionalScalars {
+    pub(crate) name: Option<String>,
+    pub(crate) count: Option<u32>,
+    pub(crate) flag: Option<bool>,
+    pub(crate) level: u8,
 }
 case!(
     OptionalScalars,
@@ -222,16 +222,16 @@ fn default_mode() -> String {
 
 /// `#[serde(default)]` fields: optional in the input, never `null`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Defaults {
-    pub query: String,
+pub(crate) struct Defaults {
+    pub(crate) query: String,
     #[serde(default)]
-    pub limit: u32,
+    pub(crate) limit: u32,
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     #[serde(default = "default_mode")]
-    pub mode: String,
+    pub(crate) mode: String,
     #[serde(default)]
-    pub point: Point,
+    pub(crate) point: Point,
 }
 case!(
     Defaults,
@@ -257,16 +257,16 @@ case!(
 
 /// A point.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-pub struct Point {
-    pub x: i32,
-    pub y: i32,
+pub(crate) struct Point {
+    pub(crate) x: i32,
+    pub(crate) y: i32,
 }
 
 /// `Option` of a struct.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct OptionalStruct {
-    pub origin: Option<Point>,
-    pub label: String,
+pub(crate) struct OptionalStruct {
+    pub(crate) origin: Option<Point>,
+    pub(crate) label: String,
 }
 case!(
     OptionalStruct,
@@ -287,7 +287,7 @@ case!(
 /// Unit-only enum: a string enum.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum UnitEnum {
+pub(crate) enum UnitEnum {
     Low,
     Medium,
     High,
@@ -301,9 +301,9 @@ case!(
 
 /// `Option` of an enum.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct OptionalEnum {
-    pub priority: Option<UnitEnum>,
-    pub shape: Option<External>,
+pub(crate) struct OptionalEnum {
+    pub(crate) priority: Option<UnitEnum>,
+    pub(crate) shape: Option<External>,
 }
 case!(
     OptionalEnum,
@@ -329,7 +329,7 @@ case!(
 
 /// Externally tagged (serde's default): unit, newtype, tuple and struct variants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub enum External {
+pub(crate) enum External {
     Empty,
     Named(String),
     Pair(i32, i32),
@@ -350,7 +350,7 @@ case!(
 /// Internally tagged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Internal {
+pub(crate) enum Internal {
     Stop,
     Move {
         x: i32,
@@ -385,7 +385,7 @@ case!(
 /// Adjacently tagged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", content = "data")]
-pub enum Adjacent {
+pub(crate) enum Adjacent {
     Ping,
     Text(String),
     Span { start: u32, end: u32 },
@@ -404,7 +404,7 @@ case!(
 /// Untagged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Untagged {
+pub(crate) enum Untagged {
     Number(i64),
     Text(String),
     Range { from: i64, to: i64 },
@@ -424,17 +424,17 @@ case!(
 
 /// Metadata flattened into its parent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Meta {
-    pub author: String,
-    pub version: Option<u32>,
+pub(crate) struct Meta {
+    pub(crate) author: String,
+    pub(crate) version: Option<u32>,
 }
 
 /// `#[serde(flatten)]` of a struct.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FlattenStruct {
-    pub id: String,
+pub(crate) struct FlattenStruct {
+    pub(crate) id: String,
     #[serde(flatten)]
-    pub meta: Meta,
+    pub(crate) meta: Meta,
 }
 case!(
     FlattenStruct,
@@ -460,10 +460,10 @@ case!(
 
 /// `#[serde(flatten)]` of an internally tagged enum.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FlattenEnum {
-    pub id: u32,
+pub(crate) struct FlattenEnum {
+    pub(crate) id: u32,
     #[serde(flatten)]
-    pub action: Internal,
+    pub(crate) action: Internal,
 }
 case!(
     FlattenEnum,
@@ -490,9 +490,9 @@ case!(
 
 /// Maps with typed values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Maps {
-    pub counts: BTreeMap<String, u32>,
-    pub env: BTreeMap<String, String>,
+pub(crate) struct Maps {
+    pub(crate) counts: BTreeMap<String, u32>,
+    pub(crate) env: BTreeMap<String, String>,
 }
 case!(
     Maps,
@@ -512,10 +512,10 @@ case!(
 
 /// A map flattened into a struct: unknown keys are kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FlattenMap {
-    pub name: String,
+pub(crate) struct FlattenMap {
+    pub(crate) name: String,
     #[serde(flatten)]
-    pub extra: BTreeMap<String, String>,
+    pub(crate) extra: BTreeMap<String, String>,
 }
 case!(
     FlattenMap,
@@ -535,9 +535,9 @@ case!(
 
 /// A `Vec` of structs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct VecOfStructs {
-    pub points: Vec<Point>,
-    pub metas: Vec<Meta>,
+pub(crate) struct VecOfStructs {
+    pub(crate) points: Vec<Point>,
+    pub(crate) metas: Vec<Meta>,
 }
 case!(
     VecOfStructs,
@@ -568,9 +568,9 @@ case!(
 
 /// Recursion through a required `Vec`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Tree {
-    pub label: String,
-    pub children: Vec<Tree>,
+pub(crate) struct Tree {
+    pub(crate) label: String,
+    pub(crate) children: Vec<Tree>,
 }
 case!(
     Tree,
@@ -602,9 +602,9 @@ case!(
 
 /// Recursion through an `Option`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct LinkedList {
-    pub value: i32,
-    pub next: Option<Box<LinkedList>>,
+pub(crate) struct LinkedList {
+    pub(crate) value: i32,
+    pub(crate) next: Option<Box<LinkedList>>,
 }
 case!(
     LinkedList,
@@ -634,20 +634,20 @@ case!(
 ///
 /// Matches are case-insensitive.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Documented {
+pub(crate) struct Documented {
     /// The words to look for.
-    pub query: String,
+    pub(crate) query: String,
     /// How many matches to return at most.
     #[serde(default)]
-    pub limit: Option<u16>,
+    pub(crate) limit: Option<u16>,
     /// Where to search.
-    pub scope: Scope,
+    pub(crate) scope: Scope,
 }
 
 /// Where a search looks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Only the titles.
     Titles,
     /// Titles and bodies.
@@ -674,17 +674,17 @@ case!(
 /// Renames: `rename_all`, a field `rename`, a variant `rename`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Renamed {
-    pub file_path: String,
+pub(crate) struct Renamed {
+    pub(crate) file_path: String,
     #[serde(rename = "type")]
-    pub kind: RenamedKind,
-    pub max_line_count: Option<u32>,
+    pub(crate) kind: RenamedKind,
+    pub(crate) max_line_count: Option<u32>,
 }
 
 /// A renamed enum.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum RenamedKind {
+pub(crate) enum RenamedKind {
     PlainText,
     #[serde(rename = "md")]
     Markdown,
@@ -711,22 +711,22 @@ case!(
 
 /// A unit struct: JSON `null`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct UnitStruct;
+pub(crate) struct UnitStruct;
 case!(UnitStruct, "unit_struct", wrapped, [UnitStruct]);
 
 /// A struct with no fields: `{}`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct EmptyStruct {}
+pub(crate) struct EmptyStruct {}
 case!(EmptyStruct, "empty_struct", object, [EmptyStruct {}]);
 
 /// A newtype with bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Newtype(pub u16);
+pub(crate) struct Newtype(pub u16);
 case!(Newtype, "newtype", wrapped, [Newtype(0), Newtype(u16::MAX)]);
 
 /// A tuple struct: a fixed-length array of mixed types.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct TupleStruct(pub i32, pub String, pub bool);
+pub(crate) struct TupleStruct(pub i32, pub String, pub bool);
 case!(
     TupleStruct,
     "tuple_struct",
@@ -739,9 +739,9 @@ case!(
 
 /// `char`: a one-character string.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Chars {
-    pub separator: char,
-    pub quote: Option<char>,
+pub(crate) struct Chars {
+    pub(crate) separator: char,
+    pub(crate) quote: Option<char>,
 }
 case!(
     Chars,
@@ -761,9 +761,9 @@ case!(
 
 /// Nested options. `Some(None)` is not listed: plain serde reads `null` back as `None`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct NestedOptions {
-    pub twice: Option<Option<u8>>,
-    pub items: Option<Vec<Option<String>>>,
+pub(crate) struct NestedOptions {
+    pub(crate) twice: Option<Option<u8>>,
+    pub(crate) items: Option<Vec<Option<String>>>,
 }
 case!(
     NestedOptions,
@@ -784,9 +784,9 @@ case!(
 /// `deny_unknown_fields`: a closed object in the canonical schema.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DenyUnknown {
-    pub path: String,
-    pub recursive: Option<bool>,
+pub(crate) struct DenyUnknown {
+    pub(crate) path: String,
+    pub(crate) recursive: Option<bool>,
 }
 case!(
     DenyUnknown,
@@ -806,10 +806,10 @@ case!(
 
 /// Sets, fixed arrays, bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Collections {
-    pub unique: BTreeSet<String>,
-    pub rgb: [u8; 3],
-    pub bytes: Vec<u8>,
+pub(crate) struct Collections {
+    pub(crate) unique: BTreeSet<String>,
+    pub(crate) rgb: [u8; 3],
+    pub(crate) bytes: Vec<u8>,
 }
 case!(
     Collections,
@@ -831,9 +831,9 @@ case!(
 
 /// Any JSON: `serde_json::Value`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct AnyJson {
-    pub name: String,
-    pub payload: serde_json::Value,
+pub(crate) struct AnyJson {
+    pub(crate) name: String,
+    pub(crate) payload: serde_json::Value,
 }
 case!(
     AnyJson,
@@ -853,12 +853,12 @@ case!(
 
 /// An optional field skipped when `None`: optional in both contracts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SkipIfNone {
-    pub id: u32,
+pub(crate) struct SkipIfNone {
+    pub(crate) id: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
 }
 case!(
     SkipIfNone,
@@ -880,17 +880,17 @@ case!(
 
 /// schemars validation attributes: lengths, ranges, a pattern, a format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Constrained {
+pub(crate) struct Constrained {
     #[schemars(length(min = 1, max = 40))]
-    pub name: String,
+    pub(crate) name: String,
     #[schemars(range(min = 1, max = 100))]
-    pub percent: u8,
+    pub(crate) percent: u8,
     #[schemars(regex(pattern = r"^[a-z]+$"))]
-    pub slug: String,
+    pub(crate) slug: String,
     #[schemars(email)]
-    pub email: String,
+    pub(crate) email: String,
     #[schemars(length(min = 1, max = 3))]
-    pub picks: Vec<String>,
+    pub(crate) picks: Vec<String>,
 }
 case!(
     Constrained,
@@ -907,15 +907,15 @@ case!(
 
 /// A generic struct instantiated with a struct.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub next_cursor: Option<String>,
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) next_cursor: Option<String>,
 }
 
 /// `Page<Point>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Generic {
-    pub page: Page<Point>,
+pub(crate) struct Generic {
+    pub(crate) page: Page<Point>,
 }
 case!(
     Generic,
@@ -939,12 +939,12 @@ case!(
 
 /// `Option` of data-carrying enums in several representations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct OptionalData {
-    pub internal: Option<Internal>,
-    pub adjacent: Option<Adjacent>,
-    pub untagged: Option<Untagged>,
+pub(crate) struct OptionalData {
+    pub(crate) internal: Option<Internal>,
+    pub(crate) adjacent: Option<Adjacent>,
+    pub(crate) untagged: Option<Untagged>,
     #[serde(default)]
-    pub list: Vec<External>,
+    pub(crate) list: Vec<External>,
 }
 case!(
     OptionalData,

@@ -17,7 +17,7 @@ use toolprism_testkit::PythonEnv;
 /// is the newest release and the first line (2.x) that speaks
 /// `2026-07-28`; with `mode="legacy"` the same client negotiates
 /// `2025-11-25` through `initialize`.
-pub const PYTHON_PACKAGES: &[&str] = &[
+pub(crate) const PYTHON_PACKAGES: &[&str] = &[
     "mcp==2.3.0",
     "mcp-types==2.3.0",
     "annotated-types==0.8.0",
@@ -49,14 +49,14 @@ pub const PYTHON_PACKAGES: &[&str] = &[
 ];
 
 /// The virtualenv holding [`PYTHON_PACKAGES`], made on first use.
-pub fn python() -> PythonEnv {
+pub(crate) fn python() -> PythonEnv {
     static ENV: OnceLock<PythonEnv> = OnceLock::new();
     ENV.get_or_init(|| toolprism_testkit::python_env("mcp-client", PYTHON_PACKAGES))
         .clone()
 }
 
 /// A script in `tests/mcp/`.
-pub fn script(name: &str) -> PathBuf {
+pub(crate) fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp")
         .join(name)
@@ -65,7 +65,7 @@ pub fn script(name: &str) -> PathBuf {
 /// The test server executable, built by `cargo test` with the examples;
 /// built here when missing or older than the library or its source (a run
 /// that named only some test targets).
-pub fn server_exe() -> PathBuf {
+pub(crate) fn server_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         let test_exe = std::env::current_exe().expect("the test's own path");
@@ -121,7 +121,7 @@ pub fn server_exe() -> PathBuf {
 
 /// A test server process serving Streamable HTTP on a free loopback port;
 /// killed on drop.
-pub struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
@@ -130,7 +130,7 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Starts the server with `extra` arguments after `--http 127.0.0.1:0`.
-    pub fn start(extra: &[&str]) -> HttpServer {
+    pub(crate) fn start(extra: &[&str]) -> HttpServer {
         let mut child = Command::new(server_exe())
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
@@ -168,17 +168,17 @@ impl HttpServer {
     }
 
     /// The process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// What the server wrote to stderr after its address.
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
 
     /// Whether the process is still running.
-    pub fn is_running(&mut self) -> bool {
+    pub(crate) fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 }
@@ -192,7 +192,7 @@ impl Drop for HttpServer {
 
 /// Runs a Python script of `tests/mcp/` with `args`; its stdout must be
 /// one JSON object.
-pub fn run_python(script_name: &str, args: &[&str]) -> Value {
+pub(crate) fn run_python(script_name: &str, args: &[&str]) -> Value {
     let output = python()
         .command([script(script_name).as_os_str()])
         .args(args)
@@ -213,7 +213,7 @@ pub fn run_python(script_name: &str, args: &[&str]) -> Value {
 
 /// The events of a session log, waiting up to `timeout` until `until`
 /// holds for them (the server writes them as calls end).
-pub fn log_events(path: &Path, timeout: Duration, until: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+pub(crate) fn log_events(path: &Path, timeout: Duration, until: impl Fn(&[Value]) -> bool) -> Vec<Value> {
     let deadline = Instant::now() + timeout;
     loop {
         let events: Vec<Value> = std::fs::read_to_string(path)
@@ -229,7 +229,7 @@ pub fn log_events(path: &Path, timeout: Duration, until: impl Fn(&[Value]) -> bo
 }
 
 /// The resident set size of process `pid`, in KiB, from `/proc`.
-pub fn rss_kib(pid: u32) -> u64 {
+pub(crate) fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
     status
         .lines()

@@ -21,35 +21,35 @@ use toolprism::{
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
-pub struct GrepArgs {
-    pub pattern: String,
+pub(crate) struct GrepArgs {
+    pub(crate) pattern: String,
     /// At most this many matches shown (the schema says at least 1, which
     /// serde alone does not check).
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub limit: Option<u32>,
+    pub(crate) limit: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Hit {
-    pub path: String,
-    pub line_number: u64,
-    pub line: String,
+pub(crate) struct Hit {
+    pub(crate) path: String,
+    pub(crate) line_number: u64,
+    pub(crate) line: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct GrepValue {
-    pub hits: Vec<Hit>,
-    pub total: u64,
+pub(crate) struct GrepValue {
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) total: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GrepMeta {
-    pub files: Vec<SearchFile>,
-    pub total: u64,
+pub(crate) struct GrepMeta {
+    pub(crate) files: Vec<SearchFile>,
+    pub(crate) total: u64,
 }
 
-pub struct Grep;
+pub(crate) struct Grep;
 
 impl Grep {
     fn shown(args: &GrepArgs, value: &GrepValue) -> usize {
@@ -144,26 +144,26 @@ impl Tool for Grep {
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
-pub struct ShellArgs {
-    pub command: String,
+pub(crate) struct ShellArgs {
+    pub(crate) command: String,
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ShellValue {
-    pub stdout: String,
-    pub exit_code: i32,
+pub(crate) struct ShellValue {
+    pub(crate) stdout: String,
+    pub(crate) exit_code: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShellMeta {
-    pub exit_code: i32,
+pub(crate) struct ShellMeta {
+    pub(crate) exit_code: i32,
 }
 
 /// A fake shell: `echo X` prints X, `fail` exits 1, `crash` errors,
 /// `yes N` prints N lines.
-pub struct Shell;
+pub(crate) struct Shell;
 
 impl Tool for Shell {
     type Args = ShellArgs;
@@ -238,30 +238,30 @@ impl Tool for Shell {
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
-pub struct ReadArgs {
-    pub path: String,
+pub(crate) struct ReadArgs {
+    pub(crate) path: String,
     #[serde(default)]
-    pub offset: Option<u64>,
+    pub(crate) offset: Option<u64>,
     #[serde(default)]
-    pub limit: Option<u64>,
+    pub(crate) limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ReadValue {
-    pub lines: Vec<String>,
-    pub offset: u64,
-    pub total_lines: u64,
+pub(crate) struct ReadValue {
+    pub(crate) lines: Vec<String>,
+    pub(crate) offset: u64,
+    pub(crate) total_lines: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadMeta {
-    pub offset: u64,
-    pub total_lines: u64,
-    pub lang: Option<String>,
+pub(crate) struct ReadMeta {
+    pub(crate) offset: u64,
+    pub(crate) total_lines: u64,
+    pub(crate) lang: Option<String>,
 }
 
 /// A fake file system: every file has 5000 lines `line N of PATH`.
-pub struct ReadFile;
+pub(crate) struct ReadFile;
 
 impl Tool for ReadFile {
     type Args = ReadArgs;
@@ -338,20 +338,20 @@ impl Tool for ReadFile {
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
-pub struct PlainArgs {
-    pub text: String,
+pub(crate) struct PlainArgs {
+    pub(crate) text: String,
     /// Repeat the text this many times (to make content large).
     #[serde(default)]
-    pub times: Option<usize>,
+    pub(crate) times: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PlainValue {
-    pub text: String,
-    pub len: usize,
+pub(crate) struct PlainValue {
+    pub(crate) text: String,
+    pub(crate) len: usize,
 }
 
-pub struct Plain;
+pub(crate) struct Plain;
 
 impl Tool for Plain {
     type Args = PlainArgs;
@@ -377,16 +377,16 @@ impl Tool for Plain {
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Deserialize, schemars::JsonSchema)]
-pub struct PanickyArgs {
-    pub mode: String,
+pub(crate) struct PanickyArgs {
+    pub(crate) mode: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PanickyMeta {
-    pub mode: String,
+pub(crate) struct PanickyMeta {
+    pub(crate) mode: String,
 }
 
-pub struct Panicky;
+pub(crate) struct Panicky;
 
 impl Tool for Panicky {
     type Args = PanickyArgs;
@@ -433,7 +433,7 @@ impl Tool for Panicky {
 }
 
 /// Quiets the panic messages of presenters that panic on purpose.
-pub fn quiet_panics() {
+pub(crate) fn quiet_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
@@ -451,7 +451,7 @@ pub fn quiet_panics() {
 }
 
 /// A multi-thread tokio runtime for the tests.
-pub fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
         .enable_all()

@@ -1,0 +1,335 @@
+//! The showcase's own session log drawn as an HTML page (`toolprism::html`)
+//! and checked in headless Chromium: it loads with no console error and
+//! makes no request, every card type shows its key facts in the DOM, it
+//! reads the same with scripts off, a click collapses a call, and a
+//! screenshot is saved under `target/html-viewer/`.
+//!
+//! The log comes from the showcase binary itself (`--log PATH`); the page
+//! is drawn with the showcase's tools registered (for their presenters
+//! only: replay runs nothing). The page's renderer knows none of them.
+
+#[path = "../../runtime/tests/html_support/mod.rs"]
+mod html_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use html_support::{Open, Step, browser, file_url};
+use serde_json::Value;
+use toolprism::Registry;
+use toolprism_examples::tools::{
+    AcmeTicketTool, BashTool, EditTool, FlakyRenderTool, GlobTool, GrepTool, ReadTool,
+    SqlQueryTool, WebFetchTool, WriteTool,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
+
+/// Where the page and screenshots go: `target/html-viewer/`.
+fn out_dir() -> PathBuf {
+    let dir = toolprism_testkit::target_dir().join("html-viewer");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The showcase's log, made once per test binary, and its page.
+fn showcase_page() -> &'static Path {
+    static PAGE: OnceLock<PathBuf> = OnceLock::new();
+    PAGE.get_or_init(|| {
+        let dir = out_dir();
+        // Its own directory, so the page is titled `session.jsonl`.
+        let run = dir.join(format!("run-{}", std::process::id()));
+        std::fs::create_dir_all(&run).unwrap();
+        let log = run.join("session.jsonl");
+        let _ = std::fs::remove_file(&log);
+        let _ = std::fs::remove_dir_all(log.with_extension("spill"));
+        let out = Command::new(BIN)
+            .arg("--log")
+            .arg(&log)
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("the showcase binary runs");
+        assert!(
+            out.status.success(),
+            "the showcase failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Replay draws cards with these tools' presenters and runs nothing,
+        // so they need no real workspace or database.
+        let registry = Registry::builder()
+            .tool(ReadTool::default())
+            .tool(GrepTool::default())
+            .tool(GlobTool::default())
+            .tool(BashTool::default())
+            .tool(EditTool::default())
+            .tool(WriteTool::default())
+            .tool(WebFetchTool)
+            .tool(SqlQueryTool::new(dir.join("unused.sqlite")))
+            .tool(AcmeTicketTool::default())
+            .tool(FlakyRenderTool)
+            .build()
+            .expect("the showcase's tools register");
+        let page = dir.join("showcase.html");
+        let counts =
+            toolprism::html::write_session(&log, &registry, &page).expect("write the page");
+        assert_eq!(counts.calls, 19, "{counts:?}");
+        assert_eq!(counts.problems, 0, "{counts:?}");
+        let _ = std::fs::remove_dir_all(&run);
+        eprintln!(
+            "[html] showcase page: {} bytes, {} calls",
+            std::fs::metadata(&page).unwrap().len(),
+            counts.calls
+        );
+        page
+    })
+}
+
+#[test]
+fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
+    let page = showcase_page();
+    let url = file_url(page);
+    let run = browser().run(
+        &url,
+        Open::default(),
+        &[
+            // The script ran (its CSP hash matched): the toolbar is shown.
+            Step::Eval("!document.getElementById('tb').hidden"),
+            Step::Eval("document.querySelectorAll('article.call').length"),
+        ],
+    );
+    assert_eq!(run.errors(), Vec::<String>::new(), "{:?}", run.console);
+    assert_eq!(run.requests_beyond(&url), Vec::<&Value>::new());
+    assert!(run.csp_violations.is_empty(), "{:?}", run.csp_violations);
+    assert!(run.dialogs.is_empty(), "{:?}", run.dialogs);
+    assert_eq!(run.results[0], true, "the page's script did not run");
+    assert_eq!(run.results[1], 19);
+    eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
+}
+
+/// Facts read from the DOM, as `{name: value}`.
+const FACTS: &str = r#"(() => {
+  const q = (s) => Array.from(document.querySelectorAll(s));
+  const text = (s) => q(s).map((e) => e.textContent.trim());
+  const card = (tag) => q(`article[data-result="${tag}"]`).length;
+  return {
+    resultTags: Array.from(new Set(q('article.call').map((a) => a.dataset.result))).sort(),
+    callTags: Array.from(new Set(q('article.call').map((a) => a.dataset.call))).sort(),
+    exits: text('.result.t-terminal .chip.exit, .result.t-terminal .chip.signal'),
+    timedOut: text('.result.t-terminal .chip.timedout'),
+    cmdTitles: text('summary code.cmd'),
+    searchCounts: text('.result.t-search .chip.trunc'),
+    searchCut: text('.result.t-search p.cut'),
+    searchFiles: q('.result.t-search .file').length,
+    paths: q('.result.t-search table.paths td.x').length,
+    readWindow: text('.result.t-read .win .wl'),
+    readLines: q('.result.t-read table.src tr').map((r) => r.cells[0].textContent),
+    readMore: text('.result.t-read p.cut'),
+    added: text('table.diff tr.add td.x'),
+    removed: text('table.diff tr.del td.x'),
+    addedNumbers: q('table.diff tr.add').map((r) => r.cells[1].textContent),
+    removedNumbers: q('table.diff tr.del').map((r) => r.cells[0].textContent),
+    hunks: text('table.diff tr.hh'),
+    newFile: text('.chip.info').filter((t) => t === 'new file').length,
+    web: text('.result.t-web .chip'),
+    webUrls: text('.result.t-web code.url'),
+    errorCodes: text('article.err summary .chip.code'),
+    errorCards: q('article.err .card.result.err').length,
+    stats: text('.stats .stat').map((s) => s.replace(/\s+/g, ' ')),
+    codes: text('.codes a.chip'),
+    links: q('a[href]').map((a) => a.getAttribute('href')).filter((h) => !h.startsWith('#')),
+    images: q('img').length,
+    folds: text('details.more > summary'),
+  };
+})()"#;
+
+#[test]
+fn every_card_type_shows_its_key_facts() {
+    let page = showcase_page();
+    let run = browser().run(&file_url(page), Open::default(), &[Step::Eval(FACTS)]);
+    let f = &run.results[0];
+    let strings = |key: &str| -> Vec<String> {
+        f[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key}: {f}"))
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect()
+    };
+    let has = |key: &str, want: &str| {
+        let got = strings(key);
+        assert!(
+            got.iter().any(|s| s.contains(want)),
+            "{key} lacks {want:?}: {got:?}"
+        );
+    };
+    // Every result card tag and every call card tag of the vocabulary the
+    // showcase uses.
+    assert_eq!(
+        strings("resultTags"),
+        ["diff", "generic", "read", "search", "terminal", "web"]
+    );
+    assert_eq!(strings("callTags"), ["diff", "generic", "terminal"]);
+
+    // Terminal: the exit codes, the signal, the timed-out mark, the command as title.
+    has("exits", "exit code 0");
+    has("exits", "exit code 3");
+    has("exits", "killed by SIGKILL");
+    assert_eq!(
+        strings("timedOut"),
+        ["timed out"],
+        "only the `sleep 5` call timed out"
+    );
+    has("cmdTitles", "$ sleep 5");
+    has("cmdTitles", "$ seq 1 5000");
+
+    // Search: matches grouped by file, and paths, each saying N shown of M.
+    has("searchCounts", "100 shown of 243");
+    has("searchCounts", "100 shown of 123");
+    has("searchCut", "the search found 143 more");
+    assert!(f["searchFiles"].as_u64().unwrap() > 1, "{f}");
+    assert_eq!(f["paths"], 100);
+
+    // Read: the window and its numbered lines.
+    assert_eq!(strings("readWindow"), ["lines 1–12 of 44"]);
+    let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
+    assert_eq!(strings("readLines"), numbers);
+    has("readMore", "32 more lines after line 12");
+
+    // Diff: the edit's removed and added line with their numbers; the
+    // write of a new file is all added.
+    has("removed", "port = 8080");
+    has("added", "port = 9090");
+    has("added", "# Plan");
+    has("added", "- tests for remove");
+    // The write's result: a new file. Its call card proposed the same
+    // diff, so the page draws it once.
+    assert_eq!(f["newFile"], 1, "{f}");
+    assert!(
+        strings("hunks").iter().all(|h| h.starts_with("@@ -")),
+        "{f}"
+    );
+    assert!(strings("addedNumbers").iter().all(|n| !n.is_empty()));
+    assert!(strings("removedNumbers").iter().all(|n| !n.is_empty()));
+
+    // Web: status and truncation, the URL as text.
+    has("web", "HTTP 200 OK");
+    has("web", "HTTP 404 Not Found");
+    has("web", "truncated");
+    has("webUrls", "http://127.0.0.1:");
+
+    // Errors: red, with their codes, counted in the header.
+    let mut codes = strings("errorCodes");
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            "AMBIGUOUS_MATCH",
+            "INVALID_TOOL_OUTPUT",
+            "NOT_READ_ONLY",
+            "OUTSIDE_WORKSPACE"
+        ]
+    );
+    assert_eq!(f["errorCards"], 4);
+    has("stats", "19 calls");
+    has("stats", "15 succeeded");
+    has("stats", "4 errors");
+    assert_eq!(strings("codes").len(), 4, "{f}");
+
+    // Nothing live: no link out, no image; long bodies are folded, and say how much.
+    assert_eq!(strings("links"), Vec::<String>::new());
+    assert_eq!(f["images"], 0);
+    has("folds", "more lines");
+}
+
+#[test]
+fn the_page_reads_the_same_with_scripts_off() {
+    let page = showcase_page();
+    let open = Open {
+        javascript: false,
+        ..Open::default()
+    };
+    let run = browser().run(
+        &file_url(page),
+        open,
+        &[
+            Step::Eval("document.getElementById('tb').hidden"),
+            Step::Eval("document.querySelectorAll('details.c[open]').length"),
+            Step::Eval("document.body.textContent.includes('lines 1–12 of 44')"),
+            Step::Eval("document.body.textContent.includes('100 shown of 243')"),
+            Step::Eval("document.body.textContent.includes('exit code 3')"),
+        ],
+    );
+    assert!(run.errors().is_empty(), "{:?}", run.console);
+    assert_eq!(run.results[0], true, "the toolbar needs the script");
+    assert_eq!(run.results[1], 19, "every call is open without the script");
+    assert!(
+        run.results[2..].iter().all(|r| r == true),
+        "{:?}",
+        run.results
+    );
+}
+
+#[test]
+fn a_click_collapses_a_call_and_the_toolbar_collapses_and_filters() {
+    let page = showcase_page();
+    let run = browser().run(
+        &file_url(page),
+        Open::default(),
+        &[
+            Step::Click("#c1 > details > summary", "!document.querySelector('#c1 > details').open"),
+            Step::Click("#c1 > details > summary", "document.querySelector('#c1 > details').open"),
+            Step::Click(
+                "button[data-a=close]",
+                "document.querySelectorAll('details.c[open]').length === 0",
+            ),
+            Step::Click(
+                "button[data-a=open]",
+                "document.querySelectorAll('details.c[open]').length === 19",
+            ),
+            Step::Click("button[data-a=err]", "document.body.classList.contains('only-err')"),
+            Step::Eval(
+                "Array.from(document.querySelectorAll('article.call')).filter((a) => a.offsetParent !== null).length",
+            ),
+        ],
+    );
+    assert!(run.errors().is_empty(), "{:?}", run.console);
+    assert_eq!(run.results[5], 4, "errors only shows the 4 failed calls");
+}
+
+#[test]
+fn a_screenshot_of_the_showcase_session_is_saved_under_target() {
+    let page = showcase_page();
+    let dir = out_dir();
+    let full = dir.join("showcase.png");
+    let top = dir.join("showcase-top.png");
+    let _ = std::fs::remove_file(&full);
+    let _ = std::fs::remove_file(&top);
+    // The top: header, then read, errors, search, terminal cards.
+    let open = Open {
+        width: 1200,
+        height: 2300,
+        scale: 1.5,
+        ..Open::default()
+    };
+    let run = browser().run(
+        &file_url(page),
+        open,
+        &[Step::Screenshot(&top, false), Step::Screenshot(&full, true)],
+    );
+    assert!(run.errors().is_empty(), "{:?}", run.console);
+    for path in [&full, &top] {
+        let bytes = std::fs::read(path).unwrap();
+        assert!(
+            bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{}",
+            path.display()
+        );
+        assert!(bytes.len() > 50_000, "{} is nearly empty", path.display());
+    }
+    eprintln!(
+        "[html] screenshots: {} and {}",
+        top.display(),
+        full.display()
+    );
+}

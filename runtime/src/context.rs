@@ -1,0 +1,310 @@
+//! What `execute` may use besides its arguments: [`ToolContext`] (the call's
+//! identity, cancellation, progress, nested calls) and [`NestedCalls`], the
+//! owned handle for nested calls from spawned tasks.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{ErrorInfo, ToolError};
+use crate::registry::{CallOptions, ProgressSink, Registry};
+use crate::tool::Tool;
+
+/// A progress report from a running tool, as the caller's sink receives it
+/// ([`CallOptions::with_progress`]); the MCP server forwards it as a
+/// `notifications/progress`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Work done so far, in the tool's own unit (files, rows, bytes).
+    pub done: u64,
+    /// The total of that unit, when known.
+    pub total: Option<u64>,
+    /// What is happening now, in a few words.
+    pub message: Option<String>,
+}
+
+/// What `execute` may use besides its arguments: the call's identity, its
+/// cancellation, progress reports, and nested calls to other tools.
+///
+/// A timeout or a cancellation can only end an async `execute` at an
+/// `.await`: an `execute` that blocks its thread (`std::thread::sleep`, a
+/// synchronous database call, a long computation) must be a blocking tool
+/// (`#[tool(blocking)]`), which runs on tokio's blocking pool.
+pub struct ToolContext<'a> {
+    registry: &'a Registry,
+    call_id: &'a str,
+    name: &'static str,
+    nested: bool,
+    /// The caller's token, when there is one.
+    caller: Option<&'a CancellationToken>,
+    /// The call's own token (a child of the caller's), made the first time
+    /// a tool asks for it, and cancelled when the call times out.
+    own: OnceLock<CancellationToken>,
+    progress: Option<&'a ProgressSink>,
+    /// Numbers this call's nested calls, shared with its [`NestedCalls`].
+    nested_ids: OnceLock<Arc<AtomicU64>>,
+}
+
+impl fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.name)
+            .field("nested", &self.nested)
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> ToolContext<'a> {
+    pub(crate) fn new(
+        registry: &'a Registry,
+        call_id: &'a str,
+        name: &'static str,
+        nested: bool,
+        caller: Option<&'a CancellationToken>,
+        progress: Option<&'a ProgressSink>,
+    ) -> Self {
+        ToolContext {
+            registry,
+            call_id,
+            name,
+            nested,
+            caller,
+            own: OnceLock::new(),
+            progress,
+            nested_ids: OnceLock::new(),
+        }
+    }
+
+    /// The call's id.
+    pub fn call_id(&self) -> &str {
+        self.call_id
+    }
+
+    /// The tool's name.
+    pub fn tool_name(&self) -> &str {
+        self.name
+    }
+
+    /// Whether this call was made by a program rather than the model.
+    pub fn is_nested(&self) -> bool {
+        self.nested
+    }
+
+    /// Whether the call was cancelled (or timed out).
+    pub fn is_cancelled(&self) -> bool {
+        self.caller.is_some_and(CancellationToken::is_cancelled)
+            || self.own.get().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Completes when the call is cancelled or times out.
+    pub async fn cancelled(&self) {
+        self.cancellation().cancelled().await
+    }
+
+    /// The call's cancellation token, to hand to spawned work: cancelled
+    /// when the caller cancels the call and when the call times out.
+    pub fn cancellation(&self) -> &CancellationToken {
+        self.own.get_or_init(|| {
+            self.caller
+                .map_or_else(CancellationToken::new, CancellationToken::child_token)
+        })
+    }
+
+    /// Cancels the call's own token, if a tool took it: its spawned work
+    /// stops when the call has ended without it.
+    pub(crate) fn cancel_own(&self) {
+        if let Some(own) = self.own.get() {
+            own.cancel();
+        }
+    }
+
+    /// Reports progress to the caller (dropped when the caller did not ask
+    /// for it). `done` and `total` are in the tool's own unit.
+    ///
+    /// ```
+    /// # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema, Clone)] struct A { files: u64 }
+    /// struct Index;
+    /// impl Tool for Index {
+    /// #   type Args = A; type Value = u64; type Meta = NoMeta;
+    /// #   const INFO: ToolInfo = ToolInfo::new("index", "Index files.");
+    ///     // …
+    ///     async fn execute(&self, args: A, cx: &ToolContext<'_>) -> Result<u64, ToolError> {
+    ///         for done in 1..=args.files {
+    ///             cx.report_progress(done, Some(args.files), Some("indexing"));
+    ///         }
+    ///         Ok(args.files)
+    ///     }
+    /// #   fn render(_: &A, v: &u64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+    /// }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use std::sync::{Arc, Mutex};
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = seen.clone();
+    /// let options = toolprism::CallOptions::new().with_progress(move |p| sink.lock().unwrap().push(p.done));
+    /// let registry = toolprism::Registry::builder().tool(Index).build().unwrap();
+    /// registry.call_with(toolprism::ToolCall::new("1", "index", r#"{"files":3}"#), &options).await;
+    /// assert_eq!(*seen.lock().unwrap(), [1, 2, 3]);
+    /// # });
+    /// ```
+    pub fn report_progress(&self, done: u64, total: Option<u64>, message: Option<&str>) {
+        if let Some(sink) = self.progress {
+            // A sink is the caller's code: its panic must not end the call.
+            let report = Progress {
+                done,
+                total,
+                message: message.map(str::to_owned),
+            };
+            let _ = crate::guard::guard(|| sink(&report));
+        }
+    }
+
+    /// The registry running this call. It is a cheap handle: clone it to
+    /// keep it in spawned work (prefer [`nested`](Self::nested), which ties
+    /// the nested calls to this one).
+    pub fn registry(&self) -> &'a Registry {
+        self.registry
+    }
+
+    fn next_id(&self) -> String {
+        let counter = self.nested_ids.get_or_init(Default::default);
+        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}:nested:{n}", self.call_id)
+    }
+
+    /// Calls another tool of the registry from this one: the full pipeline,
+    /// the validated value as JSON, no meta and no cards. Its id is
+    /// `<this call's id>:nested:<n>`, its cancellation follows this call's,
+    /// and its error keeps its code, so `?` passes it on.
+    pub async fn call_nested(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        self.registry
+            .run_nested(
+                name,
+                arguments,
+                &options,
+                Some(self.call_id),
+                self.next_id(),
+            )
+            .await
+            .into_value()
+            .map_err(ErrorInfo::into_tool_error)
+    }
+
+    /// [`call_nested`](Self::call_nested) to tool `T`, returning its value
+    /// typed.
+    pub async fn call_typed<T: Tool>(&self, arguments: Value) -> Result<T::Value, ToolError> {
+        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        self.registry
+            .run_typed::<T>(arguments, &options, Some(self.call_id), self.next_id())
+            .await
+    }
+
+    /// An owned handle for nested calls, to move into spawned tasks: its
+    /// calls are tied to this call (ids, log) and cancelled with it.
+    pub fn nested(&self) -> NestedCalls {
+        NestedCalls {
+            registry: self.registry.clone(),
+            parent: Arc::from(self.call_id),
+            ids: Arc::clone(self.nested_ids.get_or_init(Default::default)),
+            cancel: self.cancellation().clone(),
+        }
+    }
+}
+
+/// Nested calls for one parent call, from anywhere: `'static`, `Send`,
+/// `Clone`. Made by [`ToolContext::nested`].
+///
+/// ```
+/// # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema, Clone)] struct A { n: i64 }
+/// # struct Double;
+/// # impl Tool for Double {
+/// #     type Args = A; type Value = i64; type Meta = NoMeta;
+/// #     const INFO: ToolInfo = ToolInfo::new("double", "Double n.");
+/// #     async fn execute(&self, a: A, _: &ToolContext<'_>) -> Result<i64, ToolError> { Ok(a.n * 2) }
+/// #     fn render(_: &A, v: &i64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+/// # }
+/// struct Fan;
+/// impl Tool for Fan {
+/// #   type Args = A; type Value = i64; type Meta = NoMeta;
+/// #   const INFO: ToolInfo = ToolInfo::new("fan", "Double n in parallel.");
+///     // …
+///     async fn execute(&self, a: A, cx: &ToolContext<'_>) -> Result<i64, ToolError> {
+///         let tasks: Vec<_> = (0..3)
+///             .map(|i| {
+///                 let nested = cx.nested();
+///                 tokio::spawn(async move { nested.call_typed::<Double>(serde_json::json!({"n": a.n + i})).await })
+///             })
+///             .collect();
+///         let mut sum = 0;
+///         for task in tasks {
+///             sum += task.await.map_err(|e| ToolError::new(e.to_string()))??;
+///         }
+///         Ok(sum)
+///     }
+/// #   fn render(_: &A, v: &i64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+/// }
+/// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+/// let registry = toolprism::Registry::builder().tool(Double).tool(Fan).build().unwrap();
+/// let out = registry.call(toolprism::ToolCall::new("c1", "fan", r#"{"n":1}"#)).await;
+/// assert_eq!(out.value().unwrap(), 12); // 2 + 4 + 6
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct NestedCalls {
+    registry: Registry,
+    parent: Arc<str>,
+    ids: Arc<AtomicU64>,
+    cancel: CancellationToken,
+}
+
+impl fmt::Debug for NestedCalls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NestedCalls")
+            .field("parent", &self.parent)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl NestedCalls {
+    fn next_id(&self) -> String {
+        let n = self.ids.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}:nested:{n}", self.parent)
+    }
+
+    /// The parent call's id.
+    pub fn parent_call_id(&self) -> &str {
+        &self.parent
+    }
+
+    /// See [`ToolContext::call_nested`].
+    pub async fn call_nested(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        self.registry
+            .run_nested(
+                name,
+                arguments,
+                &options,
+                Some(&self.parent),
+                self.next_id(),
+            )
+            .await
+            .into_value()
+            .map_err(ErrorInfo::into_tool_error)
+    }
+
+    /// See [`ToolContext::call_typed`].
+    pub async fn call_typed<T: Tool>(&self, arguments: Value) -> Result<T::Value, ToolError> {
+        let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        self.registry
+            .run_typed::<T>(arguments, &options, Some(&self.parent), self.next_id())
+            .await
+    }
+}

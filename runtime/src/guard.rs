@@ -1,0 +1,64 @@
+//! Panics in user code become messages: every call into a user's impl
+//! (`execute`, the projections, the presenters, the policies, and the
+//! `Serialize`/`Deserialize`/`Clone`/`Drop` impls of the tool's types) goes
+//! through [`guard`] or [`guard_future`], so a panic ends one call as an
+//! error result and the registry serves the next.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::Poll;
+
+/// The message of a caught panic.
+pub(crate) fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<panic payload that is not a string>".to_owned()
+    };
+    // Dropping the payload runs user code too (a panic carrying a value
+    // whose `Drop` panics): keep it from unwinding out.
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    cap(&message, 500).into_owned()
+}
+
+/// Runs `f`, turning a panic into its message.
+pub(crate) fn guard<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(panic_message)
+}
+
+/// Drops `value` (a user type whose `Drop` may panic) without unwinding.
+pub(crate) fn discard<T>(value: T) {
+    let _ = guard(move || drop(value));
+}
+
+/// Polls `fut`, turning a panic into its message. It takes the future
+/// pinned where it already lives, so the (large) pipeline futures are not
+/// moved into one more state machine.
+pub(crate) fn guard_future<F: Future>(
+    mut fut: Pin<&mut F>,
+) -> impl Future<Output = Result<F::Output, String>> + '_ {
+    std::future::poll_fn(
+        move |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(payload))),
+        },
+    )
+}
+
+/// At most `max` bytes of `s`, cut on a char boundary, with `…` when cut.
+pub(crate) fn cap(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end]).into()
+}

@@ -1,0 +1,181 @@
+//! [`RegistryBuilder`]: tools, policies and settings, checked together.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use super::entry::{DynTool, Entry};
+use super::{Inner, Registry};
+use crate::guard::guard;
+use crate::log::SessionLog;
+use crate::policy::{PostExecutePolicy, PreExecutePolicy};
+use crate::schema::compiled;
+use crate::spill::SpillStore;
+use crate::tool::{Tool, check_name};
+
+/// The default content budget before spilling: 50 KiB.
+pub const DEFAULT_SPILL_BUDGET: usize = 50 * 1024;
+
+/// Why a registry could not be built: every problem found, not just the first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    problems: Vec<String>,
+}
+
+impl RegistryError {
+    /// Each problem, one sentence each.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the registry could not be built: ")?;
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// What a registry holds besides its tools; the pipeline reads it.
+pub(super) struct Settings {
+    pub(super) pre: Vec<Box<dyn PreExecutePolicy>>,
+    pub(super) post: Vec<Box<dyn PostExecutePolicy>>,
+    pub(super) default_timeout: Option<Duration>,
+    pub(super) log: Option<SessionLog>,
+    pub(super) spill: Option<SpillStore>,
+    pub(super) spill_budget: usize,
+}
+
+/// Builds a [`Registry`]. Problems (a duplicate name, an arguments type
+/// that is not an object, a schema that panics) are collected and reported
+/// together by [`build`](Self::build).
+#[must_use]
+pub struct RegistryBuilder {
+    tools: Vec<Box<dyn DynTool>>,
+    problems: Vec<String>,
+    settings: Settings,
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field(
+                "tools",
+                &self.tools.iter().map(|t| t.info().name).collect::<Vec<_>>(),
+            )
+            .field("problems", &self.problems)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegistryBuilder {
+    pub(super) fn new() -> Self {
+        RegistryBuilder {
+            tools: Vec::new(),
+            problems: Vec::new(),
+            settings: Settings {
+                pre: Vec::new(),
+                post: Vec::new(),
+                default_timeout: None,
+                log: None,
+                spill: None,
+                spill_budget: DEFAULT_SPILL_BUDGET,
+            },
+        }
+    }
+
+    /// Registers a tool.
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        let name = T::INFO.name;
+        if let Err(problem) = check_name(name) {
+            self.problems.push(problem);
+            return self;
+        }
+        if self.tools.iter().any(|t| t.info().name == name) {
+            self.problems.push(format!(
+                "two tools are named \"{name}\" (`{}` and an earlier one): tool names must be unique; rename one with #[tool(name = \"...\")]",
+                std::any::type_name::<T>()
+            ));
+            return self;
+        }
+        // A type's `JsonSchema` impl is user code too.
+        match guard(compiled::<T>) {
+            Ok(Ok(compiled)) => self.tools.push(Box::new(Entry {
+                tool: Arc::new(tool),
+                compiled,
+            })),
+            Ok(Err(problem)) => self.problems.push(problem),
+            Err(panic) => self.problems.push(format!(
+                "tool \"{name}\": generating its JSON Schemas panicked: {panic}"
+            )),
+        }
+        self
+    }
+
+    /// Adds a pre-execute policy; policies run in the order added and the
+    /// first denial wins.
+    pub fn pre_execute(mut self, policy: impl PreExecutePolicy) -> Self {
+        self.settings.pre.push(Box::new(policy));
+        self
+    }
+
+    /// Adds a post-execute policy; policies run in the order added, each
+    /// seeing the previous one's decision applied, and a block ends the chain.
+    pub fn post_execute(mut self, policy: impl PostExecutePolicy) -> Self {
+        self.settings.post.push(Box::new(policy));
+        self
+    }
+
+    /// The timeout of tools that set none.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Appends every call and result to this session log.
+    pub fn log(mut self, log: SessionLog) -> Self {
+        self.settings.log = Some(log);
+        self
+    }
+
+    /// Spills content over budget to this store (DESIGN C15).
+    pub fn spill(mut self, store: SpillStore) -> Self {
+        self.settings.spill = Some(store);
+        self
+    }
+
+    /// The budget of tools that set none ([`DEFAULT_SPILL_BUDGET`] unless set).
+    pub fn spill_budget(mut self, bytes: usize) -> Self {
+        self.settings.spill_budget = bytes;
+        self
+    }
+
+    /// The registry, or every problem found.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        if !self.problems.is_empty() {
+            return Err(RegistryError {
+                problems: self.problems,
+            });
+        }
+        // Sorted by name: a lookup is a binary search, which for the handful
+        // of tools a registry holds costs less than hashing the name (SipHash).
+        let mut index: Vec<(&'static str, usize)> = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.info().name, i))
+            .collect();
+        index.sort_unstable();
+        Ok(Registry {
+            inner: Arc::new(Inner {
+                tools: self.tools,
+                index,
+                settings: self.settings,
+                nested_ids: AtomicU64::new(0),
+            }),
+        })
+    }
+}

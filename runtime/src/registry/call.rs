@@ -1,0 +1,140 @@
+//! What a caller hands the registry: a [`ToolCall`] and its [`CallOptions`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::context::Progress;
+use crate::dialect::Dialect;
+
+/// One call from the model: its id, the tool's name and the raw arguments
+/// text. Only the empty string means `{}`; anything else must be one JSON
+/// object (whitespace alone is not JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the model sent them: a JSON object, as text.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call.
+    pub fn new(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// Receives a call's progress reports; see [`CallOptions::with_progress`].
+pub(crate) type ProgressSink = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Per-call options: a timeout that overrides the tool's, a cancellation
+/// token, and where progress reports go.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolprism::{CallOptions, CancellationToken};
+///
+/// let cancel = CancellationToken::new();
+/// let options = CallOptions::new()
+///     .with_timeout(Duration::from_secs(5))
+///     .with_cancel(cancel.clone())
+///     .with_progress(|p| eprintln!("{}/{:?} {}", p.done, p.total, p.message.as_deref().unwrap_or("")));
+/// assert_eq!(options.timeout(), Some(Duration::from_secs(5)));
+/// assert!(options.cancel().is_some());
+/// ```
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) progress: Option<ProgressSink>,
+    pub(crate) dialect: Option<Dialect>,
+}
+
+impl CallOptions {
+    /// No options: the tool's (or the registry's) timeout, no cancellation,
+    /// progress reports dropped.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// A timeout that overrides the tool's and the registry's.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cancels the call when `token` is cancelled: before dispatch it ends as
+    /// `ABORTED_BEFORE_DISPATCH` and runs no policy; while `execute` runs, as
+    /// `ABORTED` (unless the tool returns its own error first).
+    pub fn with_cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Receives the progress the tool reports with
+    /// [`ToolContext::report_progress`](crate::ToolContext::report_progress),
+    /// on the thread that reports it.
+    pub fn with_progress(mut self, sink: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// The arguments come from a model speaking `dialect`: the registry
+    /// undoes what the dialect changed before it validates them (OpenAI
+    /// strict mode sends `null` for every optional field it was made to
+    /// require: those nulls are removed, see
+    /// [`dialect::restore_arguments`](crate::dialect::restore_arguments)).
+    /// The session log records the dialect with the call, so replay reads
+    /// the arguments the same way.
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// The arguments' dialect, when set.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.dialect
+    }
+
+    /// The timeout, when set.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The cancellation token, when set.
+    pub fn cancel(&self) -> Option<&CancellationToken> {
+        self.cancel.as_ref()
+    }
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .field("dialect", &self.dialect)
+            .finish()
+    }
+}
+
+/// The options of [`Registry::call`](crate::Registry::call): none.
+pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
+    timeout: None,
+    cancel: None,
+    progress: None,
+    dialect: None,
+};

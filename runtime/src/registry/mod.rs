@@ -1,0 +1,390 @@
+//! The [`Registry`]: holds tools and policies, and runs calls.
+//!
+//! A call goes through DESIGN's pipeline: look the tool up (`UNKNOWN_TOOL`),
+//! then the tool's own steps 2–10 ([`pipeline`] lays them out in order).
+//! Every failure is a result: [`Registry::call`] never panics and never
+//! returns `Err` for a tool-level problem.
+//!
+//! Calls come from the model ([`Registry::call`]: content, meta, cards,
+//! spill, logged as `tool/call` and `tool/result`) or from a program
+//! ([`Registry::call_nested`], [`Registry::call_typed`], and the same
+//! methods on [`ToolContext`](crate::ToolContext) for a tool calling
+//! another: the validated value; no meta, no cards, no spill; logged as
+//! `tool/nested-call` and `tool/nested-result`, tied to the calling tool's
+//! call id).
+
+mod builder;
+mod call;
+mod entry;
+pub(crate) mod pipeline;
+
+use std::any::TypeId;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::Value;
+
+pub use builder::{DEFAULT_SPILL_BUDGET, RegistryBuilder, RegistryError};
+pub(crate) use call::ProgressSink;
+pub use call::{CallOptions, ToolCall};
+
+use self::builder::Settings;
+use self::call::NO_OPTIONS;
+use self::entry::{DynTool, generic_result};
+use self::pipeline::{Call, Origin, RawArgs, publish, raw_input, too_deep_input};
+use crate::card::{CallCard, ResultCard};
+use crate::dialect::Dialect;
+use crate::error::{ErrorCode, ErrorInfo, ToolError};
+use crate::guard::cap;
+use crate::log::SessionLog;
+use crate::lossless::{check_value_with, drop_deep};
+use crate::path::Keys;
+use crate::result::{ResultCardSlot, ToolOutcome, ToolResult};
+use crate::tool::{Tool, ToolDefinition};
+
+/// Holds tools and policies and runs calls. A cheap handle (an `Arc`
+/// inside): clone it to share it between tasks, or to hand it to spawned
+/// work; every clone is the same registry.
+///
+/// ```
+/// # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema, Clone)] struct A { n: i64 }
+/// # struct Double;
+/// # impl Tool for Double {
+/// #     type Args = A; type Value = i64; type Meta = NoMeta;
+/// #     const INFO: ToolInfo = ToolInfo::new("double", "Double n.");
+/// #     async fn execute(&self, a: A, _: &ToolContext<'_>) -> Result<i64, ToolError> { Ok(a.n * 2) }
+/// #     fn render(_: &A, v: &i64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+/// # }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use toolprism::{Registry, ToolCall};
+/// let registry = Registry::builder().tool(Double).build().unwrap();
+///
+/// // The model's view: content, and an error result for bad input.
+/// let bad = registry.call(ToolCall::new("1", "double", r#"{"n":"two"}"#)).await;
+/// assert!(bad.is_error());
+/// assert_eq!(bad.code().unwrap(), "INVALID_ARGS");
+///
+/// // A program's view: the typed value.
+/// let n: i64 = registry.call_typed::<Double>(serde_json::json!({"n": 21})).await.unwrap();
+/// assert_eq!(n, 42);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Registry {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tools: Vec<Box<dyn DynTool>>,
+    /// `(name, position in tools)`, sorted by name.
+    index: Vec<(&'static str, usize)>,
+    settings: Settings,
+    /// Numbers the nested calls made without a parent call.
+    nested_ids: AtomicU64,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let settings = &self.inner.settings;
+        f.debug_struct("Registry")
+            .field(
+                "tools",
+                &self
+                    .inner
+                    .tools
+                    .iter()
+                    .map(|t| t.info().name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("pre_execute", &settings.pre.len())
+            .field("post_execute", &settings.post.len())
+            .field("log", &settings.log.as_ref().map(SessionLog::path))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// A builder.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::new()
+    }
+
+    /// A builder holding every `#[tool(builtin)]` tool linked into the
+    /// program, in name order, each made with `Default`.
+    pub fn builtin() -> RegistryBuilder {
+        let mut builtins: Vec<&crate::__private::Builtin> =
+            crate::__private::inventory::iter::<crate::__private::Builtin>
+                .into_iter()
+                .collect();
+        builtins.sort_by_key(|b| b.name);
+        builtins
+            .into_iter()
+            .fold(RegistryBuilder::new(), |builder, b| (b.register)(builder))
+    }
+
+    /// Every tool's definition, in registration order.
+    pub fn definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
+        self.inner.tools.iter().map(|t| &t.compiled().definition)
+    }
+
+    /// One tool's definition.
+    pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.look_up(name).map(|t| &t.compiled().definition)
+    }
+
+    /// The session log, when one is attached.
+    pub fn session_log(&self) -> Option<&SessionLog> {
+        self.inner.settings.log.as_ref()
+    }
+
+    /// Runs a top-level call from the model: content, meta, cards, and the
+    /// session log when attached.
+    pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolOutcome> + Send + '_ {
+        self.call_with(call, &NO_OPTIONS)
+    }
+
+    /// [`call`](Self::call) with a timeout, a cancellation token or a
+    /// progress sink.
+    pub async fn call_with(&self, call: ToolCall, options: &CallOptions) -> ToolOutcome {
+        let ToolCall {
+            call_id,
+            name,
+            arguments,
+        } = call;
+        let mut logged = Ok(());
+        if let Some(log) = &self.inner.settings.log {
+            logged = log.record_call_in(&call_id, &name, &arguments, options.dialect);
+        }
+        let mut outcome = self
+            .dispatch(Call {
+                id: call_id,
+                name,
+                args: RawArgs::Text(&arguments),
+                options,
+                origin: Origin::TopLevel,
+            })
+            .await;
+        if let Err(e) = logged {
+            outcome
+                .warnings
+                .insert(0, format!("session log: could not append tool/call: {e}"));
+        }
+        outcome
+    }
+
+    /// Runs a call made by a program: the full pipeline, but no meta, no
+    /// cards, no spill. Returns the validated value as JSON, or the error
+    /// (its code kept, so `?` in a tool's `execute` passes it on).
+    pub async fn call_nested(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.call_nested_with(name, arguments, &NO_OPTIONS)
+            .await
+            .into_value()
+            .map_err(ErrorInfo::into_tool_error)
+    }
+
+    /// [`call_nested`](Self::call_nested) with options, returning the whole
+    /// outcome.
+    pub async fn call_nested_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+    ) -> ToolOutcome {
+        let n = self.inner.nested_ids.fetch_add(1, Ordering::Relaxed) + 1;
+        self.run_nested(name, arguments, options, None, format!("nested:{n}"))
+            .await
+    }
+
+    /// A call made by a program to tool `T`, returning its value typed.
+    pub async fn call_typed<T: Tool>(&self, arguments: Value) -> Result<T::Value, ToolError> {
+        let n = self.inner.nested_ids.fetch_add(1, Ordering::Relaxed) + 1;
+        self.run_typed::<T>(arguments, &NO_OPTIONS, None, format!("nested:{n}"))
+            .await
+    }
+
+    /// A nested call to `T` made for a parent call: checks that `T` is the
+    /// tool registered under its name.
+    pub(crate) async fn run_typed<T: Tool>(
+        &self,
+        arguments: Value,
+        options: &CallOptions,
+        parent: Option<&str>,
+        id: String,
+    ) -> Result<T::Value, ToolError> {
+        let name = T::INFO.name;
+        match self.look_up(name) {
+            Some(tool) if tool.tool_type() == TypeId::of::<T>() => {}
+            _ => {
+                drop_deep(arguments);
+                return Err(ErrorInfo::new(
+                    ErrorCode::UnknownTool,
+                    format!(
+                        "unknown tool \"{name}\": `{}` is not registered in this registry",
+                        std::any::type_name::<T>()
+                    ),
+                )
+                .into_tool_error());
+            }
+        }
+        self.run_nested(name, arguments, options, parent, id)
+            .await
+            .into_typed::<T::Value>()
+            .map_err(ErrorInfo::into_tool_error)
+    }
+
+    /// A nested call: its arguments are checked for depth before anything
+    /// recursive (the log's writer, the schema, serde) touches them.
+    pub(crate) async fn run_nested(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+        parent: Option<&str>,
+        id: String,
+    ) -> ToolOutcome {
+        let args = match check_value_with(&arguments, "arguments", Keys::Shown) {
+            Ok(()) => RawArgs::Json(arguments),
+            Err(e) => {
+                drop_deep(arguments);
+                RawArgs::Refused(ErrorInfo::new(
+                    ErrorCode::InvalidArgs,
+                    format!("invalid arguments: {e}"),
+                ))
+            }
+        };
+        let mut logged = Ok(());
+        if let Some(log) = &self.inner.settings.log {
+            let text = match &args {
+                RawArgs::Json(json) => json.to_string(),
+                _ => Value::String(too_deep_input()).to_string(),
+            };
+            logged = log.record_nested_call(&id, parent, name, &text);
+        }
+        let mut outcome = self
+            .dispatch(Call {
+                id,
+                name: name.to_owned(),
+                args,
+                options,
+                origin: Origin::Nested { parent },
+            })
+            .await;
+        if let Err(e) = logged {
+            outcome.warnings.insert(
+                0,
+                format!("session log: could not append tool/nested-call: {e}"),
+            );
+        }
+        outcome
+    }
+
+    /// Step 1: the tool of that name, if registered.
+    fn look_up(&self, name: &str) -> Option<&dyn DynTool> {
+        let index = &self.inner.index;
+        let at = index.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(&*self.inner.tools[index[at].1])
+    }
+
+    fn dispatch<'a>(
+        &'a self,
+        call: Call<'a>,
+    ) -> Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>> {
+        match self.look_up(&call.name) {
+            Some(tool) => tool.run(self, call),
+            None => Box::pin(std::future::ready(self.unknown_tool(call))),
+        }
+    }
+
+    /// Step 1 failed: `UNKNOWN_TOOL`, published and drawn like any result.
+    fn unknown_tool(&self, call: Call<'_>) -> ToolOutcome {
+        let names: Vec<&str> = self.inner.index.iter().map(|(n, _)| *n).collect();
+        let error = ErrorInfo::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "unknown tool \"{}\"; the available tools are: {}",
+                cap(&call.name, 64).escape_debug(),
+                if names.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        );
+        let result = ToolResult::error(&error.message);
+        let mut warnings = Vec::new();
+        publish(
+            &self.inner.settings,
+            call.origin,
+            &call.id,
+            &result,
+            Some(&error),
+            &mut warnings,
+        );
+        let (call_card, result_card) = if call.origin.is_nested() {
+            (None, None)
+        } else {
+            let input = match call.args {
+                RawArgs::Text(text) => raw_input(text),
+                RawArgs::Json(json) => json,
+                RawArgs::Refused(_) => Value::String(too_deep_input()),
+            };
+            (
+                Some(CallCard::generic(&call.name, None, Some(input))),
+                Some(ResultCardSlot::generic()),
+            )
+        };
+        ToolOutcome {
+            call_id: call.id,
+            name: call.name,
+            result,
+            value: None,
+            typed: None,
+            error: Some(error),
+            call_card,
+            result_card,
+            warnings,
+        }
+    }
+
+    /// The call card of a call, from its name and raw arguments, drawn with
+    /// the presenters registered now. Unknown tools, arguments that no
+    /// longer parse and presenter panics give the generic card.
+    pub fn present_call(&self, name: &str, arguments: &str) -> CallCard {
+        self.present(name, arguments, None, None).0
+    }
+
+    /// The result card of a call, from its name, raw arguments and persisted
+    /// result, drawn with the presenters registered now. Falls back to the
+    /// generic card like [`present_call`](Self::present_call).
+    pub fn present_result(
+        &self,
+        name: &str,
+        arguments: &str,
+        result: &mut ToolResult,
+    ) -> ResultCard {
+        let drawn = self.present(name, arguments, None, Some(&mut *result)).1;
+        drawn.unwrap_or_else(|| generic_result(name, result))
+    }
+
+    /// Both cards of a persisted call, reading its arguments once (in the
+    /// dialect they were sent in, when the log says).
+    pub(crate) fn present(
+        &self,
+        name: &str,
+        arguments: &str,
+        dialect: Option<Dialect>,
+        result: Option<&mut ToolResult>,
+    ) -> (CallCard, Option<ResultCard>) {
+        match self.look_up(name) {
+            Some(tool) => tool.present_raw(arguments, dialect, result),
+            None => (
+                CallCard::generic(name, None, Some(raw_input(arguments))),
+                result.map(|r| generic_result(name, r)),
+            ),
+        }
+    }
+}

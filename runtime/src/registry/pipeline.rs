@@ -1,0 +1,961 @@
+//! One call through the pipeline, in DESIGN's order. Step 1 (look the tool
+//! up) is the registry's; it hands the call to this tool's pipeline, which
+//! runs steps 2–10, one method each, in this order:
+//!
+//! 2. [`parse_arguments`](Run::parse_arguments): JSON, lossless and depth
+//!    rules, input schema, deserialize (`INVALID_ARGS`); a call cancelled
+//!    by now ends `ABORTED_BEFORE_DISPATCH` and no further phase runs;
+//! 3. [`pre_execute`](Run::pre_execute): the first denial wins (`DENIED`);
+//! 4. [`execute`](Run::execute): under the call's timeout and cancellation
+//!    (`TOOL_FAILED`, `TIMEOUT`, `ABORTED`, `ABORTED_BEFORE_DISPATCH`);
+//! 5. [`check_value`](Run::check_value): lossless JSON, then the output
+//!    schema (`INVALID_TOOL_OUTPUT`);
+//! 6. [`project`](Run::project): `render`, and `presentation_meta` for
+//!    top-level calls (`INVALID_TOOL_OUTPUT`);
+//! 7. [`post_execute`](Run::post_execute): each policy in order, on
+//!    successes and failures alike, denials included (`BLOCKED`,
+//!    `POLICY_ERROR`); a replaced value goes back through 5 and 6;
+//! 8. [`spill`](Run::spill): content over budget, top-level successes only;
+//! 9. [`publish`](Run::publish): the result appended to the session log;
+//! 10. [`draw_cards`](Run::draw_cards): both cards, top-level calls only
+//!     (presenters are pure, so drawing the call card here rather than before
+//!     step 4 changes nothing, and lets the generic card take the arguments
+//!     instead of a copy).
+//!
+//! Every piece of user code is called under a guard (see [`crate::guard`]):
+//! a panic in `execute` or in the arguments' `Deserialize`/`Clone` is
+//! `TOOL_FAILED` (the arguments passed the schema, so the fault is the
+//! tool's), a panic while producing the value or meta (their `Serialize`,
+//! `render`, `presentation_meta`, a replacement's `Deserialize`) is
+//! `INVALID_TOOL_OUTPUT`, a panicking policy is `POLICY_ERROR`, a
+//! panicking presenter gives the generic card. Steps 2–8 also run under one
+//! guard of their own, so a panic nobody foresaw still ends as an error
+//! result whose code fits the step it happened in.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::Registry;
+use super::builder::Settings;
+use super::call::CallOptions;
+use super::entry::Entry;
+use crate::card::{CallCard, ResultCard};
+use crate::content::{ContentBlock, content_text};
+use crate::context::ToolContext;
+use crate::dialect::{Dialect, restore_arguments};
+use crate::error::{ErrorCode, ErrorInfo};
+use crate::guard::{cap, discard, guard, guard_future};
+use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
+use crate::path::Keys;
+use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
+use crate::result::{ResultCardSlot, ToolOutcome, ToolResult};
+use crate::schema::{Compiled, violations};
+use crate::spill::spill_content;
+use crate::tool::{SpillBudget, Tool};
+
+/// A call's arguments as they arrive.
+pub(crate) enum RawArgs<'a> {
+    /// The model's text: only the empty string means `{}`.
+    Text(&'a str),
+    /// A program's JSON, already checked (depth, `-0.0`) by the registry.
+    Json(Value),
+    /// A program's JSON the registry refused before anything recursive
+    /// touched it (too deep): the error to report.
+    Refused(ErrorInfo),
+}
+
+/// Where a call comes from.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Origin<'a> {
+    /// The model: meta, cards and spill; `tool/call` and `tool/result` in
+    /// the log.
+    TopLevel,
+    /// A program (a tool's nested call, or code holding the registry): the
+    /// value, no meta, no cards, no spill; `tool/nested-call` and
+    /// `tool/nested-result` in the log, tied to the parent when there is one.
+    Nested { parent: Option<&'a str> },
+}
+
+impl Origin<'_> {
+    pub(super) fn is_nested(self) -> bool {
+        matches!(self, Origin::Nested { .. })
+    }
+}
+
+/// One call, as the registry hands it to a tool's pipeline.
+pub(super) struct Call<'a> {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) args: RawArgs<'a>,
+    pub(super) options: &'a CallOptions,
+    pub(super) origin: Origin<'a>,
+}
+
+/// The value while the pipeline runs: JSON for programs and policies,
+/// typed for the projections and typed nested calls.
+struct Produced<V> {
+    json: Value,
+    typed: V,
+}
+
+/// A call's result while the pipeline runs.
+struct State<V> {
+    result: ToolResult,
+    produced: Option<Produced<V>>,
+    error: Option<ErrorInfo>,
+}
+
+impl<V> State<V> {
+    fn failed(error: ErrorInfo) -> Self {
+        State {
+            result: ToolResult::error(&error.message),
+            produced: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// What steps 2–8 leave for steps 9 and 10.
+struct Done<T: Tool> {
+    /// The arguments as JSON, or the raw input when they did not parse:
+    /// what the generic call card shows.
+    input: Value,
+    /// The typed arguments, when they parsed.
+    args: Option<T::Args>,
+    state: State<T::Value>,
+    warnings: Vec<String>,
+}
+
+/// The step a call is in, for the guard around steps 2–8.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Phase {
+    ParseArguments,
+    PreExecute,
+    Execute,
+    CheckValue,
+    PostExecute,
+    Spill,
+}
+
+impl Phase {
+    fn of(n: u8) -> Phase {
+        [
+            Phase::ParseArguments,
+            Phase::PreExecute,
+            Phase::Execute,
+            Phase::CheckValue,
+            Phase::PostExecute,
+            Phase::Spill,
+        ]
+        .get(usize::from(n))
+        .copied()
+        .unwrap_or(Phase::Spill)
+    }
+}
+
+/// One call of tool `T`: what every step reads.
+struct Run<'a, T: Tool> {
+    entry: &'a Entry<T>,
+    registry: &'a Registry,
+    settings: &'a Settings,
+    id: &'a str,
+    options: &'a CallOptions,
+    origin: Origin<'a>,
+    phase: &'a AtomicU8,
+}
+
+impl<T: Tool> Entry<T> {
+    /// Steps 2–10 of one call.
+    pub(super) async fn pipeline(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
+        let Call {
+            id,
+            name,
+            args,
+            options,
+            origin,
+        } = call;
+        let phase = AtomicU8::new(Phase::ParseArguments as u8);
+        let run = Run {
+            entry: self,
+            registry,
+            settings: &registry.inner.settings,
+            id: &id,
+            options,
+            origin,
+            phase: &phase,
+        };
+        let done = {
+            let steps = std::pin::pin!(run.steps(args));
+            match guard_future(steps).await {
+                Ok(done) => done,
+                Err(panic) => Done {
+                    input: Value::Null,
+                    args: None,
+                    state: State::failed(run.unforeseen_panic(panic)),
+                    warnings: Vec::new(),
+                },
+            }
+        };
+        let Done {
+            input,
+            args,
+            state,
+            mut warnings,
+        } = done;
+        let State {
+            mut result,
+            produced,
+            error,
+        } = state;
+        run.publish(&result, error.as_ref(), &mut warnings);
+        let (call_card, result_card) = run.draw_cards(args.as_ref(), input, &mut result);
+        if let Some(args) = args {
+            discard(args);
+        }
+        let (value, typed) = match produced {
+            Some(p) => (
+                Some(p.json),
+                Some(Box::new(p.typed) as Box<dyn Any + Send + Sync>),
+            ),
+            None => (None, None),
+        };
+        ToolOutcome {
+            call_id: id,
+            name,
+            result,
+            value,
+            typed,
+            error,
+            call_card,
+            result_card,
+            warnings,
+        }
+    }
+}
+
+impl<T: Tool> Run<'_, T> {
+    #[inline]
+    fn enter(&self, phase: Phase) {
+        self.phase.store(phase as u8, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn nested(&self) -> bool {
+        self.origin.is_nested()
+    }
+
+    /// Steps 2–8.
+    #[inline]
+    async fn steps(&self, raw: RawArgs<'_>) -> Done<T> {
+        let (input, args) = match self.parse_arguments(raw) {
+            Ok(parsed) => parsed,
+            Err((input, error)) => {
+                return Done {
+                    input,
+                    args: None,
+                    state: State::failed(error),
+                    warnings: Vec::new(),
+                };
+            }
+        };
+        if self.cancelled() {
+            return Done {
+                input,
+                args: Some(args),
+                state: State::failed(aborted_before_dispatch()),
+                warnings: Vec::new(),
+            };
+        }
+        let state = match self.pre_execute(&input) {
+            Some(denied) => State::failed(denied),
+            None => match self.execute(&args).await {
+                Ok(typed) => {
+                    let produced = self.check_value(typed);
+                    self.project(&args, produced)
+                }
+                Err(error) => State::failed(error),
+            },
+        };
+        let mut state = self.post_execute(&input, &args, state);
+        let warnings = self.spill(&mut state.result);
+        Done {
+            input,
+            args: Some(args),
+            state,
+            warnings,
+        }
+    }
+
+    /// Step 2: JSON syntax, lossless and depth rules, input schema,
+    /// deserialize.
+    #[inline]
+    fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+        self.enter(Phase::ParseArguments);
+        read_arguments::<T>(&self.entry.compiled, raw, self.options.dialect)
+    }
+
+    #[inline]
+    fn cancelled(&self) -> bool {
+        self.options
+            .cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
+    #[inline]
+    fn pre_execute(&self, arguments: &Value) -> Option<ErrorInfo> {
+        self.enter(Phase::PreExecute);
+        let view = PreExecute {
+            tool: T::INFO.name,
+            call_id: self.id,
+            arguments,
+            nested: self.nested(),
+        };
+        for policy in &self.settings.pre {
+            match guard(|| policy.check(&view)) {
+                Ok(PreDecision::Allow) => {}
+                Ok(PreDecision::Deny { reason }) => {
+                    return Some(ErrorInfo::new(ErrorCode::Denied, reason));
+                }
+                Err(panic) => {
+                    return Some(ErrorInfo::new(
+                        ErrorCode::PolicyError,
+                        format!("a pre-execute policy panicked: {panic}"),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Step 4: `execute` (or `execute_blocking` on tokio's blocking pool)
+    /// under the call's timeout and cancellation.
+    ///
+    /// The body is polled before the cancellation, so a tool that sees the
+    /// cancellation and returns its own error keeps it; a success that
+    /// comes after a cancellation is `ABORTED`. A timeout or cancellation
+    /// drops the body's future before this returns, so the tool's cleanup
+    /// in `Drop` is done by then; a blocking body cannot be stopped, so its
+    /// token is cancelled and its late result dropped.
+    #[inline]
+    async fn execute(&self, args: &T::Args) -> Result<T::Value, ErrorInfo> {
+        self.enter(Phase::Execute);
+        let caller = self.options.cancel.as_ref();
+        if caller.is_some_and(CancellationToken::is_cancelled) {
+            return Err(aborted_before_dispatch());
+        }
+        let args = guard(|| args.clone())
+            .map_err(|panic| self.failed(format!("cloning the arguments panicked: {panic}")))?;
+        let timeout = self
+            .options
+            .timeout
+            .or(T::INFO.timeout)
+            .or(self.settings.default_timeout);
+        let outcome = if T::INFO.blocking {
+            // Boxed: the rare path keeps the common one's future small.
+            Box::pin(self.execute_blocking(args, caller, timeout)).await
+        } else {
+            let cx = ToolContext::new(
+                self.registry,
+                self.id,
+                T::INFO.name,
+                self.nested(),
+                caller,
+                self.options.progress.as_ref(),
+            );
+            let body = std::pin::pin!(self.entry.tool.execute(args, &cx));
+            let outcome = race(guard_future(body), timeout, caller).await;
+            if !matches!(outcome, Raced::Done(_)) {
+                // Work the tool spawned with its token stops too.
+                cx.cancel_own();
+            }
+            outcome
+        };
+        match outcome {
+            Raced::Done(Ok(Ok(value))) if caller.is_some_and(CancellationToken::is_cancelled) => {
+                discard(value);
+                Err(ErrorInfo::new(ErrorCode::Aborted, "tool call aborted"))
+            }
+            Raced::Done(Ok(Ok(value))) => Ok(value),
+            Raced::Done(Ok(Err(e))) => Err(e.into_info()),
+            Raced::Done(Err(panic)) => {
+                Err(self.failed(format!("tool \"{}\" panicked: {panic}", T::INFO.name)))
+            }
+            Raced::TimedOut => Err(ErrorInfo::new(
+                ErrorCode::Timeout,
+                format!(
+                    "tool \"{}\" timed out after {} ms",
+                    T::INFO.name,
+                    timeout.unwrap_or_default().as_millis()
+                ),
+            )),
+            Raced::Cancelled => Err(ErrorInfo::new(ErrorCode::Aborted, "tool call aborted")),
+        }
+    }
+
+    /// Step 4 for a blocking tool: its own thread from tokio's blocking
+    /// pool, with a context that owns what it borrows.
+    #[cold]
+    async fn execute_blocking(
+        &self,
+        args: T::Args,
+        caller: Option<&CancellationToken>,
+        timeout: Option<Duration>,
+    ) -> Raced<Result<Result<T::Value, crate::ToolError>, String>> {
+        let token = caller.map_or_else(CancellationToken::new, CancellationToken::child_token);
+        let work = {
+            let tool = Arc::clone(&self.entry.tool);
+            let registry = self.registry.clone();
+            let id = self.id.to_owned();
+            let nested = self.nested();
+            let token = token.clone();
+            let progress = self.options.progress.clone();
+            move || {
+                let cx = ToolContext::new(
+                    &registry,
+                    &id,
+                    T::INFO.name,
+                    nested,
+                    Some(&token),
+                    progress.as_ref(),
+                );
+                guard(|| tool.execute_blocking(args, &cx))
+            }
+        };
+        let handle = tokio::task::spawn_blocking(work);
+        let body = async {
+            match handle.await {
+                Ok(done) => done,
+                Err(e) => Err(format!("its blocking task failed: {e}")),
+            }
+        };
+        let outcome = race(body, timeout, caller).await;
+        if !matches!(outcome, Raced::Done(_)) {
+            token.cancel();
+        }
+        outcome
+    }
+
+    /// Step 5: lossless JSON, then the output schema. A value's own keys
+    /// never appear in a message (see [`crate::path`]).
+    #[inline]
+    fn check_value(&self, typed: T::Value) -> Result<Produced<T::Value>, ErrorInfo> {
+        self.enter(Phase::CheckValue);
+        let keys = Keys::Declared(&self.entry.compiled.output_names);
+        let json = match guard(|| to_value_with(&typed, "value", keys)) {
+            Ok(Ok(json)) => json,
+            Ok(Err(e)) => {
+                discard(typed);
+                return Err(self.invalid_output(&e.to_string()));
+            }
+            Err(panic) => {
+                discard(typed);
+                return Err(
+                    self.invalid_output(&format!("serializing the value panicked: {panic}"))
+                );
+            }
+        };
+        if let Some(message) = violations(&self.entry.compiled.output, &json, "value", keys) {
+            discard(typed);
+            return Err(self.invalid_output(&message));
+        }
+        Ok(Produced { json, typed })
+    }
+
+    /// Step 5 for a replacement value: depth and lossless rules, the output
+    /// schema, then typed.
+    #[cold]
+    fn check_replacement(&self, json: Value) -> Result<Produced<T::Value>, ErrorInfo> {
+        self.enter(Phase::CheckValue);
+        let keys = Keys::Declared(&self.entry.compiled.output_names);
+        if let Err(e) = check_value_with(&json, "value", keys) {
+            drop_deep(json);
+            return Err(self.invalid_output(&e.to_string()));
+        }
+        if let Some(message) = violations(&self.entry.compiled.output, &json, "value", keys) {
+            return Err(self.invalid_output(&message));
+        }
+        match guard(|| T::Value::deserialize(&json)) {
+            Ok(Ok(typed)) => Ok(Produced { json, typed }),
+            Ok(Err(e)) => Err(self.invalid_output(&format!(
+                "the replacement value does not deserialize: {}",
+                cap(&e.to_string(), 300)
+            ))),
+            Err(panic) => Err(self.invalid_output(&format!(
+                "deserializing the replacement value panicked: {panic}"
+            ))),
+        }
+    }
+
+    /// Step 6: content, and meta for top-level calls.
+    #[inline]
+    fn project(
+        &self,
+        args: &T::Args,
+        produced: Result<Produced<T::Value>, ErrorInfo>,
+    ) -> State<T::Value> {
+        let produced = match produced {
+            Ok(produced) => produced,
+            Err(error) => return State::failed(error),
+        };
+        let content = match guard(|| T::render(args, &produced.typed)) {
+            Ok(content) => content,
+            Err(panic) => {
+                discard(produced);
+                return State::failed(
+                    self.invalid_output(&format!("output.render failed: {panic}")),
+                );
+            }
+        };
+        let meta = if self.nested() {
+            None
+        } else {
+            match self.presentation_meta(args, &produced.typed) {
+                Ok(meta) => meta,
+                Err(error) => {
+                    discard(produced);
+                    return State::failed(error);
+                }
+            }
+        };
+        State {
+            result: ToolResult {
+                content,
+                is_error: false,
+                meta,
+            },
+            produced: Some(produced),
+            error: None,
+        }
+    }
+
+    #[inline]
+    fn presentation_meta(
+        &self,
+        args: &T::Args,
+        value: &T::Value,
+    ) -> Result<Option<Value>, ErrorInfo> {
+        let meta = match guard(|| T::presentation_meta(args, value)) {
+            Ok(None) => return Ok(None),
+            Ok(Some(meta)) => meta,
+            Err(panic) => {
+                return Err(
+                    self.invalid_output(&format!("output.presentationMeta failed: {panic}"))
+                );
+            }
+        };
+        let json = guard(|| to_value_with(&meta, "meta", Keys::Hidden));
+        discard(meta);
+        match json {
+            Ok(Ok(json)) => Ok(Some(json)),
+            Ok(Err(e)) => Err(self.invalid_output(&format!(
+                "output.presentationMeta returned non-lossless JSON: {e}"
+            ))),
+            Err(panic) => Err(self.invalid_output(&format!(
+                "output.presentationMeta returned meta whose serialization panicked: {panic}"
+            ))),
+        }
+    }
+
+    /// Step 7: each policy sees the previous decision applied. Denied calls
+    /// come through too, as in the reference system.
+    #[inline]
+    fn post_execute(
+        &self,
+        arguments: &Value,
+        args: &T::Args,
+        mut state: State<T::Value>,
+    ) -> State<T::Value> {
+        self.enter(Phase::PostExecute);
+        for policy in &self.settings.post {
+            let view = PostExecute {
+                tool: T::INFO.name,
+                call_id: self.id,
+                arguments,
+                nested: self.nested(),
+                result: &state.result,
+                value: state.produced.as_ref().map(|p| &p.json),
+                error: state.error.as_ref(),
+            };
+            let decision = match guard(|| policy.decide(&view)) {
+                Ok(decision) => decision,
+                Err(panic) => {
+                    discard(state);
+                    return State::failed(ErrorInfo::new(
+                        ErrorCode::PolicyError,
+                        format!("a post-execute policy panicked: {panic}"),
+                    ));
+                }
+            };
+            match decision {
+                PostDecision::Accept => {}
+                PostDecision::ReplaceContent(content) => state.result.content = content,
+                PostDecision::ReplaceValue(json) => {
+                    if state.produced.is_none() {
+                        drop_deep(json);
+                        return State::failed(ErrorInfo::new(
+                            ErrorCode::PolicyError,
+                            "a post-execute policy cannot replace the value of a failed result",
+                        ));
+                    }
+                    discard(state);
+                    state = self.project(args, self.check_replacement(json));
+                    self.enter(Phase::PostExecute);
+                    if state.error.is_some() {
+                        return state;
+                    }
+                }
+                PostDecision::Block { feedback } => {
+                    discard(state);
+                    return blocked(feedback);
+                }
+            }
+        }
+        state
+    }
+
+    /// Step 8: content over budget goes to the spill store (top-level
+    /// successes only); a failed write keeps the content and warns.
+    #[inline]
+    fn spill(&self, result: &mut ToolResult) -> Vec<String> {
+        self.enter(Phase::Spill);
+        let mut warnings = Vec::new();
+        if self.nested() || result.is_error {
+            return warnings;
+        }
+        let budget = match T::INFO.spill {
+            SpillBudget::Never => return warnings,
+            SpillBudget::Default => self.settings.spill_budget,
+            SpillBudget::Bytes(n) => n,
+        };
+        if let Some(store) = &self.settings.spill
+            && let Err(problem) = spill_content(store, &mut result.content, budget)
+        {
+            warnings.push(problem);
+        }
+        warnings
+    }
+
+    /// Step 9: the result goes to the session log, when one is attached.
+    #[inline]
+    fn publish(&self, result: &ToolResult, error: Option<&ErrorInfo>, warnings: &mut Vec<String>) {
+        publish(self.settings, self.origin, self.id, result, error, warnings);
+    }
+
+    /// Step 10: the call card and the result card, top-level calls only.
+    #[inline]
+    fn draw_cards(
+        &self,
+        args: Option<&T::Args>,
+        input: Value,
+        result: &mut ToolResult,
+    ) -> (Option<CallCard>, Option<ResultCardSlot>) {
+        if self.nested() {
+            return (None, None);
+        }
+        let Some(args) = args else {
+            let card = CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(input));
+            return (Some(card), Some(ResultCardSlot::generic()));
+        };
+        let call_card = draw_call_card::<T>(args, input);
+        let result_card = match draw_result_card::<T>(args, result) {
+            Some(card) => ResultCardSlot::Drawn(card),
+            None => ResultCardSlot::generic(),
+        };
+        (Some(call_card), Some(result_card))
+    }
+
+    #[cold]
+    fn invalid_output(&self, detail: &str) -> ErrorInfo {
+        ErrorInfo::new(
+            ErrorCode::InvalidToolOutput,
+            format!(
+                "tool \"{}\" returned invalid output: {detail}",
+                T::INFO.name
+            ),
+        )
+    }
+
+    #[cold]
+    fn failed(&self, message: String) -> ErrorInfo {
+        ErrorInfo::new(ErrorCode::ToolFailed, message)
+    }
+
+    /// A panic the step guards did not catch, as the error of the step it
+    /// happened in.
+    #[cold]
+    fn unforeseen_panic(&self, panic: String) -> ErrorInfo {
+        let name = T::INFO.name;
+        match Phase::of(self.phase.load(Ordering::Relaxed)) {
+            Phase::ParseArguments => self.failed(format!(
+                "tool \"{name}\" panicked while reading its arguments: {panic}"
+            )),
+            Phase::PreExecute | Phase::PostExecute => ErrorInfo::new(
+                ErrorCode::PolicyError,
+                format!("a policy panicked: {panic}"),
+            ),
+            Phase::Execute => self.failed(format!("tool \"{name}\" panicked: {panic}")),
+            Phase::CheckValue => self.invalid_output(&format!("a projection panicked: {panic}")),
+            Phase::Spill => self.failed(format!("spilling the content panicked: {panic}")),
+        }
+    }
+}
+
+/// How the race of a call's body against its timeout and cancellation ended.
+enum Raced<O> {
+    Done(O),
+    TimedOut,
+    Cancelled,
+}
+
+/// Runs `body` under `timeout` and `cancel`. The body is polled first, so
+/// when it finishes in the same wake-up as a cancellation its own outcome
+/// wins. Without a caller's token there is nothing to race (and no token to
+/// allocate).
+async fn race<F: Future>(
+    body: F,
+    timeout: Option<Duration>,
+    cancel: Option<&CancellationToken>,
+) -> Raced<F::Output> {
+    if timeout.is_none() && cancel.is_none() {
+        return Raced::Done(body.await);
+    }
+    let timed = async {
+        match timeout {
+            Some(limit) => match tokio::time::timeout(limit, body).await {
+                Ok(out) => Raced::Done(out),
+                Err(_) => Raced::TimedOut,
+            },
+            None => Raced::Done(body.await),
+        }
+    };
+    match cancel {
+        Some(cancel) => tokio::select! {
+            biased;
+            out = timed => out,
+            () = cancel.cancelled() => Raced::Cancelled,
+        },
+        None => timed.await,
+    }
+}
+
+#[cold]
+fn aborted_before_dispatch() -> ErrorInfo {
+    ErrorInfo::new(
+        ErrorCode::AbortedBeforeDispatch,
+        "tool call aborted before dispatch",
+    )
+}
+
+/// A `Block` decision: the feedback is the content, and its text the message.
+#[cold]
+fn blocked<V>(feedback: Vec<ContentBlock>) -> State<V> {
+    let mut message = content_text(&feedback);
+    if message.trim().is_empty() {
+        message = "tool result blocked by post-execute policy".to_owned();
+    }
+    State {
+        result: ToolResult {
+            content: feedback,
+            is_error: true,
+            meta: None,
+        },
+        produced: None,
+        error: Some(ErrorInfo::new(ErrorCode::Blocked, message)),
+    }
+}
+
+/// Step 9 for any call, a known tool's or not.
+pub(super) fn publish(
+    settings: &Settings,
+    origin: Origin<'_>,
+    id: &str,
+    result: &ToolResult,
+    error: Option<&ErrorInfo>,
+    warnings: &mut Vec<String>,
+) {
+    let Some(log) = &settings.log else {
+        return;
+    };
+    let code = error.map(|e| &e.code);
+    let (event, written) = match origin {
+        Origin::TopLevel => ("tool/result", log.record_result(id, result, code)),
+        Origin::Nested { parent } => (
+            "tool/nested-result",
+            log.record_nested_result(id, parent, result, code),
+        ),
+    };
+    if let Err(e) = written {
+        warnings.push(format!("session log: could not append {event}: {e}"));
+    }
+}
+
+/// Step 2 for any reader (the live call, replay, the testing helpers): JSON
+/// syntax, the lossless and depth rules, the input schema, deserialize. On
+/// failure, also what the generic call card shows.
+pub(crate) fn read_arguments<T: Tool>(
+    compiled: &Compiled,
+    raw: RawArgs<'_>,
+    dialect: Option<Dialect>,
+) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+    let json = match raw {
+        RawArgs::Refused(error) => return Err((Value::String(too_deep_input()), error)),
+        RawArgs::Json(json) => json,
+        RawArgs::Text("") => Value::Object(Default::default()),
+        RawArgs::Text(text) => match serde_json::from_str::<Value>(text) {
+            Ok(json) => {
+                // The parser caps depth; `-0.0` is all left to check, and a
+                // text without a `-` cannot hold it (a fast `memchr`).
+                if text.as_bytes().contains(&b'-')
+                    && let Err(e) = check_value_with(&json, "arguments", Keys::Shown)
+                {
+                    return Err((json, invalid_args(&e.to_string())));
+                }
+                json
+            }
+            Err(e) => {
+                let detail = if nesting_exceeds(text, MAX_DEPTH) {
+                    format!(
+                        "\"arguments\" nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                    )
+                } else {
+                    format!("\"arguments\" is not valid JSON ({e}); send one JSON object")
+                };
+                return Err((raw_input(text), invalid_args(&detail)));
+            }
+        },
+    };
+    if !json.is_object() {
+        return Err((json, invalid_args("\"arguments\" must be a JSON object")));
+    }
+    let json = match dialect {
+        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
+        None => json,
+    };
+    if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
+        return Err((json, invalid_args(&message)));
+    }
+    match guard(|| T::Args::deserialize(&json)) {
+        Ok(Ok(args)) => Ok((json, args)),
+        Ok(Err(e)) => {
+            let message = invalid_args(&cap(&e.to_string(), 300));
+            Err((json, message))
+        }
+        Err(panic) => Err((
+            json,
+            ErrorInfo::new(
+                ErrorCode::ToolFailed,
+                format!(
+                    "tool \"{}\" panicked while reading its arguments (they match its input schema, so the fault is the tool's): {panic}",
+                    T::INFO.name
+                ),
+            ),
+        )),
+    }
+}
+
+#[cold]
+fn invalid_args(detail: &str) -> ErrorInfo {
+    ErrorInfo::new(
+        ErrorCode::InvalidArgs,
+        format!("invalid arguments: {detail}"),
+    )
+}
+
+/// What a call card shows for arguments refused as too deep.
+pub(super) fn too_deep_input() -> String {
+    format!("(arguments nested deeper than {MAX_DEPTH} levels; not shown)")
+}
+
+/// Whether the arrays and objects of a JSON text nest deeper than `max`
+/// (strings skipped), read without recursion.
+fn nesting_exceeds(text: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The raw arguments as the generic call card shows them: the JSON when it
+/// parses, else the text (cut at 4 KiB).
+pub(super) fn raw_input(arguments: &str) -> Value {
+    if arguments.is_empty() {
+        return Value::Object(Default::default());
+    }
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| Value::String(cap(arguments, 4096).into_owned()))
+}
+
+/// The call card: the tool's `present_call`, or the generic card over the
+/// arguments when it has none or panics.
+pub(super) fn draw_call_card<T: Tool>(args: &T::Args, input: Value) -> CallCard {
+    match guard(|| T::present_call(args)) {
+        Ok(Some(card)) => card,
+        Ok(None) | Err(_) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(input)),
+    }
+}
+
+/// The result card `present_result` draws from what is persisted, or
+/// `None` for the generic card (no presenter, meta that no longer reads
+/// back, a panic).
+pub(super) fn draw_result_card<T: Tool>(
+    args: &T::Args,
+    result: &mut ToolResult,
+) -> Option<ResultCard> {
+    let meta = read_meta::<T>(result.meta.as_ref()).ok()?;
+    // Lend the content to the typed view instead of cloning it.
+    let typed = ToolResult {
+        content: std::mem::take(&mut result.content),
+        is_error: result.is_error,
+        meta,
+    };
+    let card = guard(|| T::present_result(args, &typed));
+    let ToolResult { content, meta, .. } = typed;
+    result.content = content;
+    if let Some(meta) = meta {
+        discard(meta);
+    }
+    card.ok().flatten()
+}
+
+/// Persisted meta read back as the tool's meta type, as a presenter sees
+/// it; `Err` when it does not read back (too deep, wrong shape, a panicking
+/// `Deserialize`).
+pub(crate) fn read_meta<T: Tool>(meta: Option<&Value>) -> Result<Option<T::Meta>, ()> {
+    let Some(meta) = meta else {
+        return Ok(None);
+    };
+    check_value_with(meta, "meta", Keys::Hidden).map_err(|_| ())?;
+    match guard(|| T::Meta::deserialize(meta)) {
+        Ok(Ok(meta)) => Ok(Some(meta)),
+        _ => Err(()),
+    }
+}

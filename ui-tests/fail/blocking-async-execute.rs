@@ -1,0 +1,30 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::{ContentBlock, tool};
+
+#[derive(Clone, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub path: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ReadValue {
+    pub text: String,
+}
+
+pub struct ReadTool;
+
+/// Read a file.
+#[tool(blocking)]
+impl ReadTool {
+    async fn execute(&self, args: ReadArgs) -> ReadValue {
+        let text = std::fs::read_to_string(&args.path).unwrap_or_default();
+        ReadValue { text }
+    }
+
+    fn render(_args: &ReadArgs, value: &ReadValue) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(&value.text)]
+    }
+}
+
+fn main() {}
