@@ -18,6 +18,7 @@
 //! | `word` | a bare string | the same, for a string |
 //! | `picture` | `{width, height}` | an image content block |
 //! | `whoami` | `{pid}` | which process served a call |
+//! | `steps` | `{steps}` | progress reports (`step i of n`), 5 ms apart |
 
 use std::time::Duration;
 
@@ -231,6 +232,39 @@ impl WhoamiTool {
     }
 }
 
+/// Arguments of `steps`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct StepsArgs {
+    /// How many steps, at most 50.
+    #[schemars(range(max = 50))]
+    count: u64,
+}
+
+/// The value of `steps`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Stepped {
+    steps: u64,
+}
+
+struct StepsTool;
+
+/// Takes `count` steps of 5 ms, reporting progress after each.
+#[tool(name = "steps", read_only)]
+impl StepsTool {
+    async fn execute(&self, args: StepsArgs, cx: &ToolContext<'_>) -> Result<Stepped, ToolError> {
+        for step in 1..=args.count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let message = format!("step {step} of {}", args.count);
+            cx.report_progress(step, Some(args.count), Some(&message));
+        }
+        Ok(Stepped { steps: args.count })
+    }
+
+    fn render(_args: &StepsArgs, value: &Stepped) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("{} steps", value.steps))]
+    }
+}
+
 struct Options {
     http: Option<String>,
     stateless: bool,
@@ -270,7 +304,8 @@ fn main() -> std::process::ExitCode {
         .tool(NumbersTool)
         .tool(WordTool)
         .tool(PictureTool)
-        .tool(WhoamiTool);
+        .tool(WhoamiTool)
+        .tool(StepsTool);
     if let Some(path) = &options.log {
         match SessionLog::create(path) {
             Ok(log) => builder = builder.log(log),

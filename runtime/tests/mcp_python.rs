@@ -1,6 +1,7 @@
 //! The unmodified Python `mcp` client (PyPI, pinned) against the test
 //! server, in both negotiations (`2025-11-25` through `initialize`,
-//! `2026-07-28` per request) over stdio and Streamable HTTP: one client
+//! `2026-07-28` per request) over stdio and Streamable HTTP (progress
+//! notifications included): one client
 //! process per transport and version runs every check
 //! (`tests/mcp/client.py`) and reports JSON; this file judges it, and reads
 //! the server's session log for what the wire does not show (the cancelled
@@ -92,7 +93,7 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     assert_eq!(
         names,
         [
-            "echo", "fail", "slow", "numbers", "word", "picture", "whoami"
+            "echo", "fail", "slow", "numbers", "word", "picture", "whoami", "steps"
         ]
     );
     for tool in tools {
@@ -231,6 +232,31 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
         report["after_cancel"]["result"]["isError"], false,
         "{report:#}"
     );
+
+    // Progress asked for (a progressToken, sent by the client because a
+    // callback was given): every report, in order, with total and message.
+    let steps = &report["steps"];
+    assert_eq!(
+        steps["result"]["result"]["structuredContent"],
+        json!({"steps": 4}),
+        "{report:#}"
+    );
+    let expected: Vec<Value> = (1..=4)
+        .map(|i| json!({"done": f64::from(i), "total": 4.0, "message": format!("step {i} of 4")}))
+        .collect();
+    assert_eq!(steps["progress"], json!(expected), "{report:#}");
+    // The session's notification hook saw them too, so its silence below
+    // means something.
+    assert_eq!(steps["seen"].as_array().map(Vec::len), Some(4), "{report:#}");
+    assert_eq!(steps["seen"][3]["progress"], 4.0, "{report:#}");
+    // Not asked for: the same call, no notification at all.
+    let unasked = &report["steps_unasked"];
+    assert_eq!(
+        unasked["result"]["result"]["structuredContent"],
+        json!({"steps": 4}),
+        "{report:#}"
+    );
+    assert_eq!(unasked["seen"], json!([]), "{report:#}");
 
     // The session log: the cancelled call ended ABORTED, and every call id
     // is <session>:<JSON-RPC id>.

@@ -337,3 +337,40 @@ fn http_refuses_malformed_bodies_and_keeps_serving() {
         assert!(http_echo(&server).contains("echo: ok"));
     }
 }
+
+/// Progress on the wire: a `tools/call` carrying a `progressToken` gets one
+/// `notifications/progress` per report, in order, all before its response;
+/// the same call without a token gets its response and nothing else.
+#[test]
+fn stdio_sends_progress_before_the_response_only_when_asked() {
+    let mut server = StdioServer::start();
+    initialize(&mut server);
+    for (id, token) in [(2, json!("tok-2")), (3, json!(77))] {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "steps", "arguments": {"count": 4},
+                       "_meta": {"progressToken": token}}});
+        server.send(request.to_string().as_bytes());
+        for step in 1..=4 {
+            let note = server.next();
+            assert_eq!(note["method"], "notifications/progress", "{note}");
+            assert!(note.get("id").is_none(), "{note}");
+            assert_eq!(
+                note["params"],
+                json!({"progressToken": token, "progress": step as f64, "total": 4.0,
+                       "message": format!("step {step} of 4")}),
+                "{note}"
+            );
+        }
+        let response = server.next();
+        assert_eq!(response["id"], id, "{response}");
+        assert_eq!(
+            response["result"]["structuredContent"],
+            json!({"steps": 4}),
+            "{response}"
+        );
+    }
+    // No token: `call` checks that the very next message is the response.
+    let response = server.call(4, "tools/call", json!({"name": "steps", "arguments": {"count": 4}}));
+    assert_eq!(response["result"]["structuredContent"], json!({"steps": 4}));
+    still_serving(&mut server, 5);
+}

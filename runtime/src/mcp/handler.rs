@@ -9,13 +9,15 @@ use rmcp::model::{
     Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
     ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RequestContext};
+use tokio::sync::mpsc;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::call_result;
 use crate::dialect::mcp as dialect;
-use crate::{CallOptions, Registry, ToolCall};
+use crate::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
 
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
 /// Streamable HTTP server applies to a request body.
@@ -251,7 +253,19 @@ impl ServerHandler for McpServer {
         };
         let call = ToolCall::new(self.call_id(&context), request.name.as_ref(), arguments);
         let options = CallOptions::new().with_cancel(context.ct.clone());
-        let outcome = registry.call_with(call, &options).await;
+        let outcome = match context.meta.get_progress_token() {
+            None => registry.call_with(call, &options).await,
+            Some(token) => {
+                let (reports, received) = mpsc::unbounded_channel();
+                let options = options.with_progress(move |p: &Progress| {
+                    // Fails only once the call is over (a report from work
+                    // the tool left running): nobody is listening then.
+                    let _ = reports.send(p.clone());
+                });
+                let call = registry.call_with(call, &options);
+                forward_progress(call, received, token, &context.peer).await
+            }
+        };
         Ok(CallToolResponse::from(call_result::call_tool_result(
             definition,
             outcome,
@@ -284,6 +298,44 @@ impl ServerHandler for McpServer {
             )),
         }
     }
+}
+
+/// Runs `call` to its end while sending each progress report it makes to
+/// `peer` as a `notifications/progress` for `token`, in the order made.
+///
+/// One task does both, so every report made before the call returned has
+/// been handed to the transport before the response is: a client sees all
+/// of a call's notifications, then its result (over HTTP they travel on
+/// the request's own stream, which the response closes). A report that
+/// cannot be sent (the client left) is dropped; the call goes on.
+async fn forward_progress(
+    call: impl Future<Output = ToolOutcome>,
+    mut received: mpsc::UnboundedReceiver<Progress>,
+    token: ProgressToken,
+    peer: &Peer<RoleServer>,
+) -> ToolOutcome {
+    let notify = |report: Progress| {
+        let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
+        param.total = report.total.map(|t| t as f64);
+        param.message = report.message;
+        async move {
+            let _ = peer.notify_progress(param).await;
+        }
+    };
+    let mut call = std::pin::pin!(call);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(report) = received.recv() => notify(report).await,
+            outcome = &mut call => break outcome,
+        }
+    };
+    // The reports made between the last one sent and the call's end.
+    received.close();
+    while let Ok(report) = received.try_recv() {
+        notify(report).await;
+    }
+    outcome
 }
 
 /// At most 64 bytes of `text`, cut on a char boundary, with `…` when cut.

@@ -12,7 +12,7 @@ import sys
 import time
 
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
 
@@ -39,7 +39,15 @@ async def main(args):
         server = args.url
     mode = "legacy" if args.version == "2025-11-25" else args.version
     report = {}
-    async with Client(server, mode=mode, read_timeout_seconds=30) as client:
+    # Every server notification the session surfaces (progress included,
+    # whether or not a callback claimed it), to see what arrives unasked.
+    seen_progress = []
+
+    async def on_message(message):
+        if isinstance(message, types.ProgressNotification):
+            seen_progress.append(dump(message.params))
+
+    async with Client(server, mode=mode, read_timeout_seconds=30, message_handler=on_message) as client:
         report["protocol_version"] = client.protocol_version
         report["tools"] = [dump(t) for t in (await client.list_tools()).tools]
 
@@ -82,6 +90,28 @@ async def main(args):
         }
         report["after_cancel"] = await call(client, "echo", {"text": "still here"})
         report["progress"] = progress
+
+        # Progress asked for: the callback gets every report, in order.
+        steps = []
+
+        async def on_step(done, total, message):
+            steps.append({"done": done, "total": total, "message": message})
+
+        seen_progress.clear()
+        result = await call(client, "steps", {"count": 4}, progress_callback=on_step)
+        at_return = len(steps)
+        await anyio.sleep(0.3)  # the client runs each callback in a task of its own
+        report["steps"] = {
+            "result": result,
+            "progress": steps,
+            "at_return": at_return,
+            "seen": list(seen_progress),
+        }
+        # Not asked for: no progress notification arrives at all.
+        seen_progress.clear()
+        result = await call(client, "steps", {"count": 4})
+        await anyio.sleep(0.3)
+        report["steps_unasked"] = {"result": result, "seen": list(seen_progress)}
     print(json.dumps(report))
 
 
