@@ -247,7 +247,11 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     assert_eq!(steps["progress"], json!(expected), "{report:#}");
     // The session's notification hook saw them too, so its silence below
     // means something.
-    assert_eq!(steps["seen"].as_array().map(Vec::len), Some(4), "{report:#}");
+    assert_eq!(
+        steps["seen"].as_array().map(Vec::len),
+        Some(4),
+        "{report:#}"
+    );
     assert_eq!(steps["seen"][3]["progress"], 4.0, "{report:#}");
     // Not asked for: the same call, no notification at all.
     let unasked = &report["steps_unasked"];

@@ -370,7 +370,11 @@ fn stdio_sends_progress_before_the_response_only_when_asked() {
         );
     }
     // No token: `call` checks that the very next message is the response.
-    let response = server.call(4, "tools/call", json!({"name": "steps", "arguments": {"count": 4}}));
+    let response = server.call(
+        4,
+        "tools/call",
+        json!({"name": "steps", "arguments": {"count": 4}}),
+    );
     assert_eq!(response["result"]["structuredContent"], json!({"steps": 4}));
     still_serving(&mut server, 5);
 }

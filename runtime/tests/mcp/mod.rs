@@ -213,7 +213,11 @@ pub(crate) fn run_python(script_name: &str, args: &[&str]) -> Value {
 
 /// The events of a session log, waiting up to `timeout` until `until`
 /// holds for them (the server writes them as calls end).
-pub(crate) fn log_events(path: &Path, timeout: Duration, until: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+pub(crate) fn log_events(
+    path: &Path,
+    timeout: Duration,
+    until: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
     let deadline = Instant::now() + timeout;
     loop {
         let events: Vec<Value> = std::fs::read_to_string(path)
