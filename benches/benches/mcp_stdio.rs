@@ -134,11 +134,9 @@ fn arguments() -> JsonObject {
 /// The sides, numerator first.
 const SIDES: [&str; 3] = ["toolprism", "toolprism-no-cards", "rmcp"];
 
-fn call(peer: &RunningService<RoleClient, ()>) -> impl Future<Output = ()> + '_ {
-    async move {
-        let params = CallToolRequestParams::new("echo").with_arguments(arguments());
-        black_box(peer.call_tool(params).await.expect("the call succeeds"));
-    }
+async fn call(peer: &RunningService<RoleClient, ()>) {
+    let params = CallToolRequestParams::new("echo").with_arguments(arguments());
+    black_box(peer.call_tool(params).await.expect("the call succeeds"));
 }
 
 fn bench(c: &mut Criterion, rt: &Runtime) {
