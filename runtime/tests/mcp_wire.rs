@@ -223,7 +223,7 @@ fn stdio_answers_every_malformed_line_and_keeps_serving() {
     server.send(&bom);
     let list = server.next();
     assert_eq!(list["id"], 17, "{list}");
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 8);
 }
 
 #[test]
