@@ -64,6 +64,8 @@ mod guard;
 pub mod html;
 pub mod log;
 pub mod lossless;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod path;
 mod policy;
 mod registry;

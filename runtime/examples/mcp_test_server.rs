@@ -1,0 +1,352 @@
+//! The MCP server the `mcp*` tests run as a real process: a few tools that
+//! exercise every branch of the mapping, served over stdio (default) or
+//! Streamable HTTP.
+//!
+//! ```text
+//! cargo run -p toolprism --features mcp --example mcp_test_server -- [--http ADDR] [--stateless] [--log PATH]
+//! ```
+//!
+//! With `--http`, the bound address is announced on stderr as
+//! `listening on http://ADDR/mcp` (pass port 0 to get a free port).
+//!
+//! | tool | value | what it exercises |
+//! |---|---|---|
+//! | `echo` | `{text, len}` | a success with meta and a presenter's card |
+//! | `fail` | — | `execute` returning an error with its own code |
+//! | `slow` | `{slept_ms}` | a long call that a cancellation ends |
+//! | `numbers` | a bare array | an output schema whose root is not an object |
+//! | `word` | a bare string | the same, for a string |
+//! | `picture` | `{width, height}` | an image content block |
+//! | `whoami` | `{pid}` | which process served a call |
+//! | `steps` | `{steps}` | progress reports (`step i of n`), 5 ms apart |
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolprism::card::ResultCard;
+use toolprism::log::SessionLog;
+use toolprism::mcp::{McpServer, StreamableHttpServerConfig};
+use toolprism::{ContentBlock, Registry, ToolContext, ToolError, ToolResult, tool};
+
+/// Arguments of `echo`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EchoArgs {
+    /// The text to echo.
+    #[schemars(length(max = 1000))]
+    text: String,
+}
+
+/// The value of `echo`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Echoed {
+    text: String,
+    len: u32,
+}
+
+/// The meta of `echo`.
+#[derive(Debug, Serialize, Deserialize)]
+struct EchoMeta {
+    chars: usize,
+}
+
+struct EchoTool;
+
+/// Echo the text back.
+#[tool(name = "echo", title = "Echo", read_only, idempotent)]
+impl EchoTool {
+    async fn execute(&self, args: EchoArgs, _cx: &ToolContext<'_>) -> Result<Echoed, ToolError> {
+        Ok(Echoed {
+            len: args.text.len() as u32,
+            text: args.text,
+        })
+    }
+
+    fn render(_args: &EchoArgs, value: &Echoed) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("echo: {}", value.text))]
+    }
+
+    fn presentation_meta(_args: &EchoArgs, value: &Echoed) -> EchoMeta {
+        EchoMeta {
+            chars: value.text.chars().count(),
+        }
+    }
+
+    fn present_result(_args: &EchoArgs, result: &ToolResult<EchoMeta>) -> ResultCard {
+        let chars = result.meta.as_ref().map_or(0, |m| m.chars);
+        ResultCard::generic(
+            Some(format!("Echoed {chars} chars")),
+            result.content.clone(),
+        )
+    }
+}
+
+/// Arguments of `fail`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct FailArgs {
+    /// What to fail with.
+    message: String,
+}
+
+struct FailTool;
+
+/// Always fails, with code `NOPE`.
+#[tool(name = "fail")]
+impl FailTool {
+    async fn execute(&self, args: FailArgs, _cx: &ToolContext<'_>) -> Result<Echoed, ToolError> {
+        Err(ToolError::new(args.message).with_code("NOPE"))
+    }
+
+    fn render(_args: &FailArgs, value: &Echoed) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(&value.text)]
+    }
+}
+
+/// Arguments of `slow`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct SlowArgs {
+    /// How long to work, in milliseconds.
+    ms: u64,
+}
+
+/// The value of `slow`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Slept {
+    slept_ms: u64,
+}
+
+struct SlowTool;
+
+/// Works for `ms` milliseconds in steps of 10 ms; a cancellation ends it.
+#[tool(name = "slow", kind = execute, read_only)]
+impl SlowTool {
+    async fn execute(&self, args: SlowArgs, _cx: &ToolContext<'_>) -> Result<Slept, ToolError> {
+        let mut slept = 0;
+        while slept < args.ms {
+            let step = (args.ms - slept).min(10);
+            tokio::time::sleep(Duration::from_millis(step)).await;
+            slept += step;
+        }
+        Ok(Slept { slept_ms: slept })
+    }
+
+    fn render(_args: &SlowArgs, value: &Slept) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("slept {} ms", value.slept_ms))]
+    }
+}
+
+/// Arguments of `numbers`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct NumbersArgs {
+    /// How many numbers, at most 100.
+    #[schemars(range(max = 100))]
+    count: u32,
+}
+
+struct NumbersTool;
+
+/// The numbers 1 to `count`, as a bare array.
+#[tool(name = "numbers", read_only)]
+impl NumbersTool {
+    async fn execute(
+        &self,
+        args: NumbersArgs,
+        _cx: &ToolContext<'_>,
+    ) -> Result<Vec<u32>, ToolError> {
+        Ok((1..=args.count).collect())
+    }
+
+    // A projection takes `&Value`, here `&Vec<u32>`.
+    #[allow(clippy::ptr_arg)]
+    fn render(_args: &NumbersArgs, value: &Vec<u32>) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("{} numbers", value.len()))]
+    }
+}
+
+/// Arguments of `word` (none).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct NoArgs {}
+
+struct WordTool;
+
+/// A bare string.
+#[tool(name = "word", read_only)]
+impl WordTool {
+    async fn execute(&self, _args: NoArgs, _cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        Ok("prism".to_owned())
+    }
+
+    fn render(_args: &NoArgs, value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("the word is {value}"))]
+    }
+}
+
+/// The value of `picture`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Picture {
+    width: u32,
+    height: u32,
+}
+
+struct PictureTool;
+
+/// A 1×1 PNG, as an image block after a caption.
+#[tool(name = "picture", read_only)]
+impl PictureTool {
+    async fn execute(&self, _args: NoArgs, _cx: &ToolContext<'_>) -> Result<Picture, ToolError> {
+        Ok(Picture {
+            width: 1,
+            height: 1,
+        })
+    }
+
+    fn render(_args: &NoArgs, value: &Picture) -> Vec<ContentBlock> {
+        const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+        vec![
+            ContentBlock::text(format!("a {}x{} picture", value.width, value.height)),
+            ContentBlock::image("image/png", PIXEL),
+        ]
+    }
+}
+
+/// The value of `whoami`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Process {
+    pid: u32,
+}
+
+struct WhoamiTool;
+
+/// The id of the server process that answered.
+#[tool(name = "whoami", read_only)]
+impl WhoamiTool {
+    async fn execute(&self, _args: NoArgs, _cx: &ToolContext<'_>) -> Result<Process, ToolError> {
+        Ok(Process {
+            pid: std::process::id(),
+        })
+    }
+
+    fn render(_args: &NoArgs, value: &Process) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("pid {}", value.pid))]
+    }
+}
+
+/// Arguments of `steps`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct StepsArgs {
+    /// How many steps, at most 50.
+    #[schemars(range(max = 50))]
+    count: u64,
+}
+
+/// The value of `steps`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Stepped {
+    steps: u64,
+}
+
+struct StepsTool;
+
+/// Takes `count` steps of 5 ms, reporting progress after each.
+#[tool(name = "steps", read_only)]
+impl StepsTool {
+    async fn execute(&self, args: StepsArgs, cx: &ToolContext<'_>) -> Result<Stepped, ToolError> {
+        for step in 1..=args.count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let message = format!("step {step} of {}", args.count);
+            cx.report_progress(step, Some(args.count), Some(&message));
+        }
+        Ok(Stepped { steps: args.count })
+    }
+
+    fn render(_args: &StepsArgs, value: &Stepped) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("{} steps", value.steps))]
+    }
+}
+
+struct Options {
+    http: Option<String>,
+    stateless: bool,
+    log: Option<String>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        http: None,
+        stateless: false,
+        log: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => options.http = Some(args.next().ok_or("--http needs an address")?),
+            "--log" => options.log = Some(args.next().ok_or("--log needs a path")?),
+            "--stateless" => options.stateless = true,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> std::process::ExitCode {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let mut builder = Registry::builder()
+        .tool(EchoTool)
+        .tool(FailTool)
+        .tool(SlowTool)
+        .tool(NumbersTool)
+        .tool(WordTool)
+        .tool(PictureTool)
+        .tool(WhoamiTool)
+        .tool(StepsTool);
+    if let Some(path) = &options.log {
+        match SessionLog::create(path) {
+            Ok(log) => builder = builder.log(log),
+            Err(e) => {
+                eprintln!("error: cannot open the session log {path}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+    let registry = match builder.build() {
+        Ok(registry) => registry,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let server = McpServer::new(registry).with_server_info("toolprism-test", "0.0.0");
+    let result = runtime.block_on(async move {
+        match &options.http {
+            None => server.serve_stdio().await,
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+                let config = StreamableHttpServerConfig::default()
+                    .with_legacy_session_mode(!options.stateless);
+                server.serve_http(listener, config).await
+            }
+        }
+    });
+    // Do not wait for a blocked stdin read on the way out.
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! MCP's stdio framing (one JSON-RPC message per line) over any byte
+//! stream pair, with a protocol error for every line that is not a message.
+//!
+//! rmcp's own stdio transport drops a line that is not JSON and one over its
+//! length limit without a word; this one answers both, so a client learns
+//! what went wrong instead of waiting for a response that never comes:
+//!
+//! | line | answer |
+//! |---|---|
+//! | not JSON (or nested deeper than serde_json reads) | `-32700` parse error, no id |
+//! | JSON, not a JSON-RPC message | `-32600` invalid request, with the line's `id` when it has a usable one |
+//! | a notification rmcp does not know | nothing (JSON-RPC never answers a notification) |
+//! | over the message limit | `-32600` invalid request, with the `id` when the line is at most 4 times the limit |
+//! | blank, or with a UTF-8 byte order mark or `\r\n` | skipped, or read without them |
+//!
+//! A line over 4 times the limit is skipped as it streams in, never held
+//! whole. Error answers are written by a task of their own, so a cancelled
+//! `receive` (rmcp polls it inside `select!`) can never tear one.
+
+use std::io;
+use std::sync::Arc;
+
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+/// How many times the message limit a line may reach and still be read
+/// whole, to answer with its id.
+const ID_RECOVERY_FACTOR: usize = 4;
+
+/// Capacity kept by the line buffer between messages; a larger one is
+/// released after its line, so one big message does not pin its memory.
+const KEPT_CAPACITY: usize = 64 * 1024;
+
+/// The transport: a line reader on `R`, a shared writer on `W`.
+pub(crate) struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    /// Bytes of the current line skipped so far, once it outgrew what is kept.
+    skipped: Option<usize>,
+    max_message_bytes: usize,
+    writer: Arc<Mutex<W>>,
+}
+
+/// One read of [`LineTransport::read_line`].
+enum Line {
+    /// A whole line is in `line` (with its `\n`).
+    Whole,
+    /// A line too long to keep, of this many bytes, was skipped.
+    Skipped(usize),
+    /// The stream ended or failed.
+    End,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub(crate) fn new(read: R, write: W, max_message_bytes: usize) -> Self {
+        LineTransport {
+            reader: BufReader::new(read),
+            line: Vec::new(),
+            skipped: None,
+            max_message_bytes,
+            writer: Arc::new(Mutex::new(write)),
+        }
+    }
+
+    /// The most a line may be and still be held whole.
+    fn keep_limit(&self) -> usize {
+        self.max_message_bytes.saturating_mul(ID_RECOVERY_FACTOR)
+    }
+
+    /// Reads up to the next `\n`. Cancel-safe: every byte taken from the
+    /// reader is recorded in `self` before the next `.await`, so a dropped
+    /// call resumes where it stopped.
+    async fn read_line(&mut self) -> Line {
+        let keep = self.keep_limit();
+        loop {
+            let (taken, ended) = {
+                let available = match self.reader.fill_buf().await {
+                    Ok([]) => return Line::End,
+                    Ok(bytes) => bytes,
+                    Err(_) => return Line::End,
+                };
+                let newline = available.iter().position(|&b| b == b'\n');
+                let take = newline.map_or(available.len(), |i| i + 1);
+                if let Some(skipped) = &mut self.skipped {
+                    *skipped += take;
+                } else if self.line.len() + take > keep {
+                    self.skipped = Some(self.line.len() + take);
+                    self.release_line();
+                } else {
+                    self.line.extend_from_slice(&available[..take]);
+                }
+                (take, newline.is_some())
+            };
+            self.reader.consume(taken);
+            if ended {
+                return match self.skipped.take() {
+                    Some(bytes) => Line::Skipped(bytes),
+                    None => Line::Whole,
+                };
+            }
+        }
+    }
+
+    /// Empties the line buffer, giving back a large allocation.
+    fn release_line(&mut self) {
+        self.line.clear();
+        if self.line.capacity() > KEPT_CAPACITY {
+            self.line.shrink_to(KEPT_CAPACITY);
+        }
+    }
+
+    /// Writes `message` from a task of its own.
+    fn answer(&self, message: ServerJsonRpcMessage) {
+        let writer = self.writer.clone();
+        tokio::spawn(async move {
+            let _ = write_message(&writer, &message).await;
+        });
+    }
+
+    fn too_large(&self, bytes: usize, id: Option<RequestId>) {
+        let limit = self.max_message_bytes;
+        self.answer(ServerJsonRpcMessage::error(
+            ErrorData::invalid_request(
+                format!(
+                    "the message is {bytes} bytes, over this server's limit of {limit} bytes; send a smaller one"
+                ),
+                Some(json!({ "bytes": bytes, "limit": limit })),
+            ),
+            id,
+        ));
+    }
+}
+
+/// The line without its `\n`, a `\r` before it, a UTF-8 byte order mark,
+/// or surrounding blanks.
+fn trimmed(line: &[u8]) -> &[u8] {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    line.trim_ascii()
+}
+
+/// The fields of a JSON-RPC message a failed parse is answered from.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<Value>,
+}
+
+/// A usable JSON-RPC id (a string or an integer) of `value`.
+fn request_id(value: Option<Value>) -> Option<RequestId> {
+    match value? {
+        Value::String(s) => Some(RequestId::String(s.into())),
+        Value::Number(n) => n.as_i64().map(RequestId::Number),
+        _ => None,
+    }
+}
+
+/// The id of a line that is JSON-RPC on the outside, if it has one; every
+/// other member is skipped without being kept.
+fn recover_id(line: &[u8]) -> Option<RequestId> {
+    envelope(line).and_then(|e| request_id(e.id))
+}
+
+/// The envelope of a JSON object (serde would also read a struct from an
+/// array, which is no JSON-RPC message).
+fn envelope(line: &[u8]) -> Option<Envelope> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_slice::<Envelope>(line).ok()
+}
+
+/// The answer to a line that does not parse as a client message, or `None`
+/// for a notification (never answered).
+fn answer_to(line: &[u8], error: &serde_json::Error) -> Option<ServerJsonRpcMessage> {
+    if error.is_syntax() || error.is_eof() {
+        return Some(ServerJsonRpcMessage::error(
+            ErrorData::parse_error(format!("the message is not JSON: {error}"), None),
+            None,
+        ));
+    }
+    let (id, method) = match envelope(line) {
+        Some(Envelope { id, method }) => (id, method),
+        None => (None, None),
+    };
+    if id.is_none() && method.as_ref().is_some_and(Value::is_string) {
+        return None;
+    }
+    Some(ServerJsonRpcMessage::error(
+        ErrorData::invalid_request(format!("not a valid JSON-RPC request: {error}"), None),
+        request_id(id),
+    ))
+}
+
+/// Serializes `message` and writes it as one line, under the lock.
+async fn write_message<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    message: &ServerJsonRpcMessage,
+) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec(message)?;
+    bytes.push(b'\n');
+    let mut writer = writer.lock().await;
+    writer.write_all(&bytes).await?;
+    writer.flush().await
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move { write_message(&writer, &item).await }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                Line::End => return None,
+                Line::Skipped(bytes) => {
+                    self.too_large(bytes, None);
+                    continue;
+                }
+                Line::Whole => {}
+            }
+            let line = trimmed(&self.line);
+            if line.is_empty() {
+                self.line.clear();
+                continue;
+            }
+            if line.len() > self.max_message_bytes {
+                let (bytes, id) = (line.len(), recover_id(line));
+                self.release_line();
+                self.too_large(bytes, id);
+                continue;
+            }
+            let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+            let answer = parsed.as_ref().err().and_then(|e| answer_to(line, e));
+            self.release_line();
+            match (parsed, answer) {
+                (Ok(message), _) => return Some(message),
+                (Err(_), Some(answer)) => self.answer(answer),
+                (Err(_), None) => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let mut writer = self.writer.lock().await;
+        writer.flush().await?;
+        writer.shutdown().await
+    }
+}
