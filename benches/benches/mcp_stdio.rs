@@ -10,10 +10,13 @@
 //! (request written, response read and parsed).
 //!
 //! The answers differ by design: toolprism's carries `render`'s text, the
-//! value and both cards under `_meta`; rmcp's carries the value twice (as
-//! `structuredContent` and as its JSON text). A third side serves toolprism
-//! without the cards (`McpServer::with_cards(false)`), to show what they
-//! cost. Most of that cost is the client's, not the server's: rmcp's client
+//! value and the presentation meta under `_meta`; rmcp's carries the value
+//! twice (as `structuredContent` and as its JSON text). toolprism's server
+//! runs with its default, `Cards::OnRequest`: rmcp's client does not ask
+//! for cards, so it gets none, like every client that does not draw them.
+//! A third side sends both cards unasked (`Cards::Always`), what a
+//! card-aware client that asked would get, to keep their cost in sight.
+//! Most of that cost is the client's, not the server's: rmcp's client
 //! reads a response into its untagged `ServerResult`, trying about fifteen
 //! result types before `CallToolResult`, and each of them builds the whole
 //! `_meta` map before it fails; parsing echo's response takes it some
@@ -38,7 +41,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{Json, RoleClient, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use tokio::runtime::Runtime;
 use toolprism::Registry;
-use toolprism::mcp::McpServer;
+use toolprism::mcp::{Cards, McpServer};
 use toolprism_benches::report::{Ratio, criterion_dir, print_ratios};
 use toolprism_benches::{ECHO_ARGUMENTS, EchoArgs, EchoTool, Echoed, echo_body};
 
@@ -83,13 +86,18 @@ fn serve(which: &str) -> ExitCode {
     let rt = runtime();
     let result: Result<(), String> = rt.block_on(async {
         match which {
-            "toolprism" | "toolprism-no-cards" => {
+            "toolprism" | "toolprism-cards" => {
                 let registry = Registry::builder()
                     .tool(EchoTool)
                     .build()
                     .map_err(|e| e.to_string())?;
+                let cards = if which == "toolprism" {
+                    Cards::default()
+                } else {
+                    Cards::Always
+                };
                 McpServer::new(registry)
-                    .with_cards(which == "toolprism")
+                    .with_cards(cards)
                     .serve_stdio()
                     .await
                     .map_err(|e| e.to_string())
@@ -132,7 +140,7 @@ fn arguments() -> JsonObject {
 }
 
 /// The sides, numerator first.
-const SIDES: [&str; 3] = ["toolprism", "toolprism-no-cards", "rmcp"];
+const SIDES: [&str; 3] = ["toolprism", "toolprism-cards", "rmcp"];
 
 async fn call(peer: &RunningService<RoleClient, ()>) {
     let params = CallToolRequestParams::new("echo").with_arguments(arguments());
@@ -142,13 +150,19 @@ async fn call(peer: &RunningService<RoleClient, ()>) {
 fn bench(c: &mut Criterion, rt: &Runtime) {
     let peers: Vec<_> = SIDES.iter().map(|side| rt.block_on(client(side))).collect();
     // Every side answers the same call with the same value.
-    for peer in &peers {
+    for (side, peer) in SIDES.iter().zip(&peers) {
         let result = rt
             .block_on(
                 peer.call_tool(CallToolRequestParams::new("echo").with_arguments(arguments())),
             )
             .expect("the call succeeds");
         assert_eq!(result.is_error, Some(false));
+        // Cards only where they are sent unasked.
+        let cards = result
+            .meta
+            .as_ref()
+            .is_some_and(|meta| meta.contains_key("toolprism/resultCard"));
+        assert_eq!(cards, *side == "toolprism-cards", "{side}: cards or not");
         assert_eq!(
             result.structured_content,
             Some(
@@ -229,9 +243,9 @@ fn main() -> ExitCode {
                 strict: false,
             },
             Ratio {
-                label: "the same without cards, against rmcp",
+                label: "the same with both cards sent (Cards::Always), against rmcp",
                 group: "mcp_stdio",
-                numerator: "toolprism-no-cards",
+                numerator: "toolprism-cards",
                 denominator: "rmcp",
                 target: 1.1,
                 strict: false,

@@ -3,8 +3,13 @@
 //! Streamable HTTP.
 //!
 //! ```text
-//! cargo run -p toolprism --features mcp --example mcp_test_server -- [--http ADDR] [--stateless] [--log PATH]
+//! cargo run -p toolprism --features mcp --example mcp_test_server -- \
+//!     [--http ADDR] [--stateless] [--log PATH] [--server-log PATH] [--cards on-request|always|never]
 //! ```
+//!
+//! `--log` gives the registry a session log of its own;
+//! `--server-log` gives one to the server instead
+//! ([`McpServer::with_log`]); `--cards` is [`McpServer::with_cards`].
 //!
 //! With `--http`, the bound address is announced on stderr as
 //! `listening on http://ADDR/mcp` (pass port 0 to get a free port).
@@ -26,7 +31,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolprism::card::ResultCard;
 use toolprism::log::SessionLog;
-use toolprism::mcp::{McpServer, StreamableHttpServerConfig};
+use toolprism::mcp::{Cards, McpServer, StreamableHttpServerConfig};
 use toolprism::{ContentBlock, Registry, ToolContext, ToolError, ToolResult, tool};
 
 /// Arguments of `echo`.
@@ -269,6 +274,8 @@ struct Options {
     http: Option<String>,
     stateless: bool,
     log: Option<String>,
+    server_log: Option<String>,
+    cards: Cards,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -276,12 +283,25 @@ fn parse_args() -> Result<Options, String> {
         http: None,
         stateless: false,
         log: None,
+        server_log: None,
+        cards: Cards::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--http" => options.http = Some(args.next().ok_or("--http needs an address")?),
             "--log" => options.log = Some(args.next().ok_or("--log needs a path")?),
+            "--server-log" => {
+                options.server_log = Some(args.next().ok_or("--server-log needs a path")?);
+            }
+            "--cards" => {
+                options.cards = match args.next().as_deref() {
+                    Some("on-request") => Cards::OnRequest,
+                    Some("always") => Cards::Always,
+                    Some("never") => Cards::Never,
+                    _ => return Err("--cards needs on-request, always or never".into()),
+                }
+            }
             "--stateless" => options.stateless = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -327,7 +347,18 @@ fn main() -> std::process::ExitCode {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let server = McpServer::new(registry).with_server_info("toolprism-test", "0.0.0");
+    let mut server = McpServer::new(registry)
+        .with_server_info("toolprism-test", "0.0.0")
+        .with_cards(options.cards);
+    if let Some(path) = &options.server_log {
+        match SessionLog::create(path) {
+            Ok(log) => server = server.with_log(log),
+            Err(e) => {
+                eprintln!("error: cannot open the session log {path}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
     let result = runtime.block_on(async move {
         match &options.http {
             None => server.serve_stdio().await,

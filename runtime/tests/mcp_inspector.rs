@@ -3,6 +3,9 @@
 //! lists its tools with `--strict` (schema portability problems fail the
 //! run) and calls them. It is built on the TypeScript SDK, whose client
 //! checks every `structuredContent` against the advertised output schema.
+//! It asks for toolprism's cards per call (`--tool-metadata
+//! toolprism/cards=true` puts `"toolprism/cards": true` in the request's
+//! `_meta`); calls that do not ask get none.
 
 mod mcp;
 
@@ -71,6 +74,8 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
         "echo",
         "--tool-arg",
         "text=hi",
+        "--tool-metadata",
+        "toolprism/cards=true",
     ]);
     assert!(output.status.success(), "{echo:#}");
     assert_eq!(echo["structuredContent"], json!({"text": "hi", "len": 2}));
@@ -78,9 +83,14 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
         echo["content"],
         json!([{"type": "text", "text": "echo: hi"}])
     );
+    assert_eq!(echo["_meta"]["toolprism/meta"], json!({"chars": 2}));
     assert_eq!(
         echo["_meta"]["toolprism/resultCard"]["title"],
         "Echoed 2 chars"
+    );
+    assert_eq!(
+        echo["_meta"]["toolprism/callCard"]["rawInput"],
+        json!({"text": "hi"})
     );
 
     // A bare array, wrapped for 2025-11-25 and validated by the client.
@@ -107,6 +117,12 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
     assert!(!output.status.success());
     assert_eq!(fail["isError"], true, "{fail:#}");
     assert_eq!(fail["_meta"]["toolprism/errorCode"], "NOPE");
+    // Not asked for: no cards, only the code.
+    assert_eq!(
+        fail["_meta"],
+        json!({"toolprism/errorCode": "NOPE"}),
+        "{fail:#}"
+    );
     assert!(fail.get("structuredContent").is_none());
     assert_eq!(fail["content"][0]["text"], "Error: boom");
 }

@@ -138,7 +138,8 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     assert_eq!(tool("echo")["outputSchema"]["type"], "object");
     assert!(tool("echo")["_meta"].get("toolprism/wrapped").is_none());
 
-    // A success: render's content, the value, meta and cards.
+    // A success: render's content, the value, meta and (asked for per
+    // call) cards.
     let echo = &report["echo"]["result"];
     assert_eq!(echo["isError"], false, "{report:#}");
     assert_eq!(
@@ -161,6 +162,16 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
         json!({"text": "héllo"})
     );
     assert!(echo["_meta"].get("toolprism/errorCode").is_none());
+    // Not asked for: the same result, meta included, without the cards.
+    let unasked = &report["echo_unasked"]["result"];
+    assert_eq!(unasked["isError"], false, "{report:#}");
+    assert_eq!(unasked["content"], echo["content"]);
+    assert_eq!(unasked["structuredContent"], echo["structuredContent"]);
+    assert_eq!(
+        unasked["_meta"],
+        json!({"toolprism/meta": {"chars": 5}}),
+        "{report:#}"
+    );
 
     // Failures: isError, the message, the code; never structuredContent.
     for (key, code, text) in [
@@ -174,6 +185,12 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
             "{key}: {result:#}"
         );
         assert_eq!(result["_meta"]["toolprism/errorCode"], code, "{key}");
+        // `fail` asked for the cards: an error result carries them too.
+        assert_eq!(
+            result["_meta"].get("toolprism/resultCard").is_some(),
+            key == "fail",
+            "{key}: {result:#}"
+        );
         let content = result["content"][0]["text"].as_str().unwrap();
         assert!(content.starts_with(text), "{key}: {content}");
         assert!(result["_meta"].get("toolprism/meta").is_none());

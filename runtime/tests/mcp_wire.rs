@@ -1,7 +1,10 @@
 //! Hostile input on the wire, straight to the test server process: over
 //! stdio, lines that are not JSON, JSON that is not JSON-RPC, a 10 MB
 //! request, 100,000-deep JSON; over HTTP, the same bodies. Each gets a
-//! protocol error, and the server goes on serving.
+//! protocol error, and the server goes on serving. Also over raw stdio:
+//! progress only when asked, cards only for clients that ask (by
+//! capability or per call), and the server's own session log
+//! (`McpServer::with_log`).
 
 mod mcp;
 
@@ -19,17 +22,36 @@ struct StdioServer {
     child: std::process::Child,
     stdin: Option<ChildStdin>,
     messages: mpsc::Receiver<Value>,
+    /// Everything the server wrote to stderr so far.
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl StdioServer {
     fn start() -> StdioServer {
+        StdioServer::start_with(&[])
+    }
+
+    /// The server with `args` (see `examples/mcp_test_server.rs`).
+    fn start_with(args: &[&str]) -> StdioServer {
         let mut child = Command::new(server_exe())
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start the test server");
         let stdin = child.stdin.take().unwrap();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut errors = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = errors.read(&mut buf) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (send, messages) = mpsc::channel();
         std::thread::spawn(move || {
@@ -47,6 +69,7 @@ impl StdioServer {
             child,
             stdin: Some(stdin),
             messages,
+            stderr,
         }
     }
 
@@ -82,13 +105,19 @@ impl Drop for StdioServer {
 }
 
 fn initialize(server: &mut StdioServer) {
+    initialize_with(server, json!({}));
+}
+
+/// `initialize` declaring `capabilities`; returns the server's answer.
+fn initialize_with(server: &mut StdioServer, capabilities: Value) -> Value {
     let init = server.call(
         1,
         "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "wire", "version": "0"}}),
+        json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "wire", "version": "0"}}),
     );
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
     server.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    init
 }
 
 /// A working call, proving the server still serves.
@@ -377,4 +406,289 @@ fn stdio_sends_progress_before_the_response_only_when_asked() {
     );
     assert_eq!(response["result"]["structuredContent"], json!({"steps": 4}));
     still_serving(&mut server, 5);
+}
+
+/// `echo` called with `meta` as the request's `_meta` (none when null);
+/// returns the result.
+fn echo_with_meta(server: &mut StdioServer, id: u64, meta: Value) -> Value {
+    let mut params = json!({"name": "echo", "arguments": {"text": "card"}});
+    if !meta.is_null() {
+        params["_meta"] = meta;
+    }
+    let response = server.call(id, "tools/call", params);
+    let result = response["result"].clone();
+    assert_eq!(
+        result["structuredContent"],
+        json!({"text": "card", "len": 4}),
+        "{response}"
+    );
+    // The presentation meta is on every result, cards or not.
+    assert_eq!(
+        result["_meta"]["toolprism/meta"],
+        json!({"chars": 4}),
+        "{result}"
+    );
+    result
+}
+
+/// Whether `result` carries both cards (and, if one, both).
+fn has_cards(result: &Value) -> bool {
+    let call = result["_meta"].get("toolprism/callCard").is_some();
+    let card = result["_meta"].get("toolprism/resultCard").is_some();
+    assert_eq!(call, card, "one card without the other: {result}");
+    if card {
+        assert_eq!(
+            result["_meta"]["toolprism/resultCard"]["title"],
+            "Echoed 4 chars"
+        );
+        assert_eq!(
+            result["_meta"]["toolprism/callCard"]["rawInput"],
+            json!({"text": "card"})
+        );
+    }
+    card
+}
+
+/// A client that declares the `toolprism/cards` capability in `initialize`
+/// gets the cards on every result without asking again; a call can still
+/// turn them off with `_meta: {"toolprism/cards": false}`.
+#[test]
+fn stdio_cards_for_a_session_that_declared_the_capability() {
+    let mut server = StdioServer::start();
+    let init = initialize_with(
+        &mut server,
+        json!({"experimental": {"toolprism/cards": {}}}),
+    );
+    // The server says it can send them.
+    assert_eq!(
+        init["result"]["capabilities"]["experimental"]["toolprism/cards"],
+        json!({}),
+        "{init}"
+    );
+    assert!(has_cards(&echo_with_meta(&mut server, 2, Value::Null)));
+    assert!(has_cards(&echo_with_meta(&mut server, 3, json!({}))));
+    assert!(!has_cards(&echo_with_meta(
+        &mut server,
+        4,
+        json!({"toolprism/cards": false})
+    )));
+    // An error result carries them too, with its code.
+    let fail = server.call(
+        5,
+        "tools/call",
+        json!({"name": "fail", "arguments": {"message": "no"}}),
+    );
+    assert_eq!(
+        fail["result"]["_meta"]["toolprism/errorCode"], "NOPE",
+        "{fail}"
+    );
+    assert!(
+        fail["result"]["_meta"]["toolprism/resultCard"].is_object(),
+        "{fail}"
+    );
+}
+
+/// A client that declares nothing gets no cards (but the meta and the
+/// error code), unless it asks for one call with
+/// `_meta: {"toolprism/cards": true}`. Other experimental capabilities, and
+/// a per-call value that is not `true`, do not ask.
+#[test]
+fn stdio_no_cards_unless_asked() {
+    let mut server = StdioServer::start();
+    initialize_with(
+        &mut server,
+        json!({"experimental": {"someone/else": {}}, "roots": {}}),
+    );
+    assert!(!has_cards(&echo_with_meta(&mut server, 2, Value::Null)));
+    assert!(!has_cards(&echo_with_meta(
+        &mut server,
+        3,
+        json!({"toolprism/cards": "yes"})
+    )));
+    let fail = server.call(
+        4,
+        "tools/call",
+        json!({"name": "fail", "arguments": {"message": "no"}}),
+    );
+    let meta = &fail["result"]["_meta"];
+    assert_eq!(meta["toolprism/errorCode"], "NOPE", "{fail}");
+    assert!(meta.get("toolprism/resultCard").is_none(), "{fail}");
+    assert!(meta.get("toolprism/callCard").is_none(), "{fail}");
+    // Asked for this call only.
+    assert!(has_cards(&echo_with_meta(
+        &mut server,
+        5,
+        json!({"toolprism/cards": true})
+    )));
+    assert!(!has_cards(&echo_with_meta(&mut server, 6, Value::Null)));
+}
+
+/// `--cards always` sends them unasked; `--cards never` refuses even a
+/// call that asks, and does not announce the capability.
+#[test]
+fn stdio_cards_always_and_never() {
+    let mut always = StdioServer::start_with(&["--cards", "always"]);
+    initialize(&mut always);
+    assert!(has_cards(&echo_with_meta(&mut always, 2, Value::Null)));
+
+    let mut never = StdioServer::start_with(&["--cards", "never"]);
+    let init = initialize_with(&mut never, json!({"experimental": {"toolprism/cards": {}}}));
+    assert!(
+        init["result"]["capabilities"]
+            .get("experimental")
+            .and_then(|e| e.get("toolprism/cards"))
+            .is_none(),
+        "{init}"
+    );
+    assert!(!has_cards(&echo_with_meta(
+        &mut never,
+        2,
+        json!({"toolprism/cards": true})
+    )));
+}
+
+/// `McpServer::with_log` (the test server's `--server-log`, on a registry
+/// without a log of its own): each call is appended as a `tool/call` before
+/// it runs and a `tool/result` after, under `<session>:<request id>`; a
+/// tool the registry does not hold is not; the value never is.
+#[test]
+fn stdio_server_log_records_each_call_without_its_value() {
+    use toolprism::log::{LogEvent, read_log};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.jsonl");
+    let mut server = StdioServer::start_with(&["--server-log", path.to_str().unwrap()]);
+    initialize(&mut server);
+    let echo = server.call(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "logged"}}),
+    );
+    assert_eq!(
+        echo["result"]["structuredContent"],
+        json!({"text": "logged", "len": 6}),
+        "{echo}"
+    );
+    let fail = server.call(
+        3,
+        "tools/call",
+        json!({"name": "fail", "arguments": {"message": "kept out"}}),
+    );
+    assert_eq!(fail["result"]["isError"], true, "{fail}");
+    let unknown = server.call(4, "tools/call", json!({"name": "nope", "arguments": {}}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    // The result is logged before the response is written.
+    let read = read_log(&path).unwrap();
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    let [call_1, result_1, call_2, result_2] = &read.events[..] else {
+        panic!("two call/result pairs, got {:#?}", read.events);
+    };
+    let LogEvent::Call {
+        call_id,
+        name,
+        arguments,
+        dialect,
+    } = call_1
+    else {
+        panic!("{call_1:?}");
+    };
+    let (session, request) = call_id.rsplit_once(':').unwrap();
+    assert!(session.starts_with('s'), "{call_id}");
+    assert_eq!((request, name.as_str(), dialect), ("2", "echo", &None));
+    assert_eq!(
+        serde_json::from_str::<Value>(arguments).unwrap(),
+        json!({"text": "logged"})
+    );
+    let LogEvent::Result {
+        call_id: id,
+        content,
+        is_error,
+        error,
+        meta,
+    } = result_1
+    else {
+        panic!("{result_1:?}");
+    };
+    assert_eq!(id, call_id);
+    assert_eq!(content, &[toolprism::ContentBlock::text("echo: logged")]);
+    assert!(!is_error && error.is_none());
+    assert_eq!(meta, &Some(json!({"chars": 6})));
+
+    let LogEvent::Call {
+        call_id: fail_id,
+        name,
+        ..
+    } = call_2
+    else {
+        panic!("{call_2:?}");
+    };
+    assert_eq!(
+        (fail_id.as_str(), name.as_str()),
+        (&*format!("{session}:3"), "fail")
+    );
+    let LogEvent::Result {
+        call_id: id,
+        is_error,
+        error,
+        meta,
+        ..
+    } = result_2
+    else {
+        panic!("{result_2:?}");
+    };
+    assert_eq!(id, fail_id);
+    assert!(is_error);
+    assert_eq!(error.as_ref().map(|e| e.code.as_str()), Some("NOPE"));
+    assert_eq!(meta, &None);
+
+    // No value reached the file: echo's `len`, the structured content.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("\"len\""), "{text}");
+    assert!(!text.contains("structuredContent"), "{text}");
+    assert!(!text.contains("nope"), "{text}");
+}
+
+/// A session log that cannot be written (`/dev/full`): every call is still
+/// answered, and the failure is reported on stderr once, not per call.
+#[test]
+#[cfg(target_os = "linux")]
+fn stdio_server_log_failure_is_reported_once_and_calls_go_on() {
+    let mut server = StdioServer::start_with(&["--server-log", "/dev/full"]);
+    initialize(&mut server);
+    for id in 2..5 {
+        still_serving(&mut server, id);
+    }
+    // Each report was written before its call's response; give the thread
+    // reading stderr time to catch up.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !server.stderr.lock().unwrap().contains('\n') && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let stderr = server.stderr.lock().unwrap().clone();
+    assert_eq!(
+        stderr.matches("could not append").count(),
+        1,
+        "one report on stderr: {stderr}"
+    );
+    assert!(stderr.contains("/dev/full"), "{stderr}");
+}
+
+/// A `2026-07-28` client has no `initialize`: it declares the capability in
+/// the capabilities every request carries, and gets the cards; the same
+/// request without it gets none.
+#[test]
+fn stdio_cards_for_a_2026_07_28_request_that_declares_the_capability() {
+    let mut server = StdioServer::start();
+    for (id, experimental, cards) in [
+        (1, json!({"toolprism/cards": {}}), true),
+        (2, json!({}), false),
+    ] {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {"experimental": experimental},
+        });
+        assert_eq!(has_cards(&echo_with_meta(&mut server, id, meta)), cards);
+    }
 }

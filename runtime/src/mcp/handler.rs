@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
@@ -16,7 +16,9 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::call_result;
+use super::cards::{CARDS_KEY, Cards};
 use crate::dialect::mcp as dialect;
+use crate::log::SessionLog;
 use crate::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
 
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
@@ -57,7 +59,9 @@ pub struct McpServer {
     shared: Arc<Shared>,
     info: ServerConfig,
     max_message_bytes: usize,
-    cards: bool,
+    cards: Cards,
+    /// The session log of [`McpServer::with_log`].
+    log: Option<Arc<CallLog>>,
     /// Prefixes the call ids of requests that carry no `Mcp-Session-Id`.
     session: Arc<str>,
 }
@@ -69,6 +73,7 @@ impl std::fmt::Debug for McpServer {
             .field("server_info", &self.info.server_info)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("cards", &self.cards)
+            .field("log", &self.log.as_ref().map(|l| l.log.path()))
             .field("session", &self.session)
             .finish_non_exhaustive()
     }
@@ -81,6 +86,28 @@ struct Shared {
     legacy: Arc<[McpTool]>,
     /// `tools/list` for 2026-07-28 and later.
     modern: Arc<[McpTool]>,
+}
+
+/// The session log of [`McpServer::with_log`], and whether a write to it
+/// has failed (reported once).
+struct CallLog {
+    log: SessionLog,
+    failed: AtomicBool,
+}
+
+impl CallLog {
+    /// Reports `result`'s failure on stderr, the first time only.
+    fn check(&self, event: &str, result: std::io::Result<()>) {
+        if let Err(e) = result
+            && !self.failed.swap(true, Ordering::Relaxed)
+        {
+            eprintln!(
+                "toolprism mcp: could not append {event} to the session log {}: {e} \
+                 (the calls are still answered; later failures are not reported)",
+                self.log.path().display()
+            );
+        }
+    }
 }
 
 /// A protocol version whose output roots must be objects, and the first
@@ -129,7 +156,7 @@ impl McpServer {
         let (legacy, modern) = (listing(LEGACY), listing(MODERN));
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("toolprism", env!("CARGO_PKG_VERSION")));
-        McpServer {
+        let server = McpServer {
             shared: Arc::new(Shared {
                 registry,
                 legacy,
@@ -137,9 +164,11 @@ impl McpServer {
             }),
             info,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-            cards: true,
+            cards: Cards::Never,
+            log: None,
             session: next_session(),
-        }
+        };
+        server.with_cards(Cards::default())
     }
 
     /// The name and version the server introduces itself with
@@ -162,15 +191,72 @@ impl McpServer {
         self
     }
 
-    /// Whether results carry the call and result cards under `_meta`
-    /// (`true` unless set). A server whose clients never draw cards saves
-    /// drawing, sending and parsing them. The parsing is most of it: rmcp's
-    /// own client reads a result's `_meta` once for every result type it
-    /// tries before `CallToolResult` (about fifteen), so a small call's two
-    /// cards cost it some 40 µs a response, a fifth of a stdio round trip
-    /// (`benches/benches/mcp_stdio.rs`).
-    pub fn with_cards(mut self, cards: bool) -> Self {
+    /// Which results carry the call and result cards: [`Cards::OnRequest`]
+    /// unless set, so only the clients that ask get them (see [`Cards`] for
+    /// how a client asks, and why). Unless [`Cards::Never`], the server
+    /// announces the experimental capability `"toolprism/cards"` in its
+    /// `initialize` answer.
+    pub fn with_cards(mut self, cards: Cards) -> Self {
         self.cards = cards;
+        let experimental = &mut self.info.capabilities.experimental;
+        if cards == Cards::Never {
+            if let Some(map) = experimental {
+                map.remove(CARDS_KEY);
+            }
+            if experimental.as_ref().is_some_and(|map| map.is_empty()) {
+                *experimental = None;
+            }
+        } else {
+            experimental
+                .get_or_insert_with(Default::default)
+                .insert(CARDS_KEY.to_owned(), Default::default());
+        }
+        self
+    }
+
+    /// Appends every `tools/call` this server answers to `log`, as a
+    /// registry with a [log of its own](crate::RegistryBuilder::log) does:
+    /// a `tool/call` event before the call runs, a `tool/result` after it
+    /// (content, error code and meta; never the value), under the call id
+    /// `<session>:<request id>` (see the [module docs](super)). For serving
+    /// a registry built without a log, such as one made by code you do not
+    /// control; `toolprism serve --log PATH` uses it.
+    ///
+    /// What it does not log: calls to a tool the registry does not hold
+    /// (a protocol error, never a call), and the nested calls a tool makes
+    /// through its [`ToolContext`](crate::ToolContext), which only a
+    /// registry's own log sees. A registry that has a log of its own and
+    /// is served with this one writes each call to both (to the same file,
+    /// twice, if both are the same path): give one or the other.
+    ///
+    /// A failed write does not fail the call: the call is answered, and
+    /// the first failure is reported on stderr (later ones are not).
+    ///
+    /// ```
+    /// # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
+    /// # #[derive(Clone, serde::Deserialize, schemars::JsonSchema)] struct A { n: i64 }
+    /// # struct Double;
+    /// # impl Tool for Double {
+    /// #     type Args = A; type Value = i64; type Meta = NoMeta;
+    /// #     const INFO: ToolInfo = ToolInfo::new("double", "Double n.");
+    /// #     async fn execute(&self, a: A, _: &ToolContext<'_>) -> Result<i64, ToolError> { Ok(a.n * 2) }
+    /// #     fn render(_: &A, v: &i64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+    /// # }
+    /// use toolprism::log::SessionLog;
+    /// use toolprism::mcp::McpServer;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let log = SessionLog::create(dir.path().join("session.jsonl")).unwrap();
+    /// let registry = toolprism::Registry::builder().tool(Double).build().unwrap();
+    /// let server = McpServer::new(registry).with_log(log);
+    /// // server.serve_stdio().await  — every call lands in session.jsonl.
+    /// # let _ = server;
+    /// ```
+    pub fn with_log(mut self, log: SessionLog) -> Self {
+        self.log = Some(Arc::new(CallLog {
+            log,
+            failed: AtomicBool::new(false),
+        }));
         self
     }
 
@@ -254,7 +340,14 @@ impl ServerHandler for McpServer {
                 .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?,
             None => String::new(),
         };
-        let call = ToolCall::new(self.call_id(&context), request.name.as_ref(), arguments);
+        let call_id = self.call_id(&context);
+        if let Some(log) = &self.log {
+            let logged = log
+                .log
+                .record_call_in(&call_id, &request.name, &arguments, None);
+            log.check("tool/call", logged);
+        }
+        let call = ToolCall::new(call_id, request.name.as_ref(), arguments);
         let options = CallOptions::new().with_cancel(context.ct.clone());
         let outcome = match context.meta.get_progress_token() {
             None => registry.call_with(call, &options).await,
@@ -269,11 +362,17 @@ impl ServerHandler for McpServer {
                 forward_progress(call, received, token, &context.peer).await
             }
         };
+        if let Some(log) = &self.log {
+            let logged = log
+                .log
+                .record_result(outcome.call_id(), outcome.result(), outcome.code());
+            log.check("tool/result", logged);
+        }
         Ok(CallToolResponse::from(call_result::call_tool_result(
             definition,
             outcome,
             dialect_version(version.as_ref()),
-            self.cards,
+            self.cards.wanted(&context),
         )))
     }
 

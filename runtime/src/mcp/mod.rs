@@ -1,7 +1,7 @@
 //! Serve a [`Registry`] to MCP clients (Claude Code, Claude Desktop, Cursor,
 //! any Model Context Protocol client) over stdio or Streamable HTTP.
 //!
-//! Behind the cargo feature `mcp`. [rmcp](rmcp), the official Rust SDK, is
+//! Behind the cargo feature `mcp`. [rmcp], the official Rust SDK, is
 //! the protocol engine: it negotiates versions, routes requests and
 //! cancellations, and serves HTTP sessions; this module maps the registry
 //! onto it and adds nothing to the wire that the contract does not need.
@@ -25,8 +25,9 @@
 //! ```
 //!
 //! Entry points: [`serve_stdio`]; [`serve_http`] on an address;
-//! [`McpServer`] for options (server name, instructions, message limit) and
-//! for [`McpServer::http_service`], the tower service to mount in an HTTP
+//! [`McpServer`] for options (server name, instructions, message limit,
+//! [which clients get cards](McpServer::with_cards), [a session
+//! log](McpServer::with_log)) and for [`McpServer::http_service`], the tower service to mount in an HTTP
 //! server of your own; [`McpServer::serve_io`] for any byte stream pair.
 //!
 //! # The mapping
@@ -40,12 +41,34 @@
 //! | `tools/list` entry | the dialect's projection of the [`ToolDefinition`](crate::ToolDefinition): name, title, description, input and output schema (`$schema` and non-standard `format`s removed), `annotations` with **all four hints sent explicitly** (MCP defaults `destructiveHint` and `openWorldHint` to true, toolprism to false), `_meta["toolprism/kind"]` = the [`ToolKind`](crate::ToolKind) |
 //! | output schema whose root is not an object | protocol versions before `2026-07-28` require an object root: the schema is wrapped as `{"type":"object","properties":{"value":<schema>},"required":["value"],"additionalProperties":false}` with `_meta["toolprism/wrapped"] = "value"`; from `2026-07-28` on it goes as is |
 //! | `tools/call` success | `content` = what `render` produced (text and image blocks), `structuredContent` = the validated value (`{"value": v}` where the schema was wrapped), `isError: false` |
-//! | | `_meta["toolprism/meta"]` = the presentation meta when there is one; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards (unless [`McpServer::with_cards`] turned them off) |
-//! | `tools/call` failure (every toolprism error result: bad arguments, a failing or panicking tool, invalid output, denial, timeout, …) | `isError: true`, `content` = the model-facing message, `_meta["toolprism/errorCode"]` = the code (`INVALID_ARGS`, `TOOL_FAILED`, …), the cards; **never `structuredContent`** (strict clients validate it even on errors) |
+//! | | `_meta["toolprism/meta"]` = the presentation meta when there is one, on every result; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards, **only for a client that asked** (see [Cards](#cards)) |
+//! | `tools/call` failure (every toolprism error result: bad arguments, a failing or panicking tool, invalid output, denial, timeout, …) | `isError: true`, `content` = the model-facing message, `_meta["toolprism/errorCode"]` = the code (`INVALID_ARGS`, `TOOL_FAILED`, …) on every error result, the cards when asked for; **never `structuredContent`** (strict clients validate it even on errors) |
+//! | `initialize` with `capabilities.experimental["toolprism/cards"]` (any object), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the session's results carry the cards; the server's `initialize` answer declares the same experimental capability (unless [`Cards::Never`]) |
+//! | `tools/call` with `_meta["toolprism/cards"]` = `true` / `false` | this call's result carries the cards / does not, whatever the session declared (under [`Cards::Never`], never) |
 //! | a tool the registry does not hold | JSON-RPC error `-32602` (invalid params), as the specification says, naming the tools there are |
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](crate::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
+//!
+//! # Cards
+//!
+//! The call and result cards are for card-aware user interfaces. The
+//! clients most people run (Claude Code, Claude Desktop, Cursor, the MCP
+//! Inspector) show `content` and never read them, yet every client parses
+//! a response's whole `_meta`; rmcp's Rust client parses it once for each
+//! untagged result type it tries before `CallToolResult`, some 40 µs a
+//! response for a small call's two cards. Measured side by side
+//! (`cargo bench -p toolprism-benches --bench mcp_stdio`, one `echo` call
+//! at a time over stdio, rmcp's client, the sides in alternating rounds):
+//! a plain rmcp server 142.5 µs a round trip; toolprism without the cards
+//! 155.6 µs (1.09 times rmcp's), with them 200.5 µs (1.41). So by default
+//! ([`Cards::OnRequest`]) the cards go only to clients that ask, for their
+//! session through the experimental capability or for one call through
+//! `_meta` (the table above; details on [`Cards`]);
+//! [`McpServer::with_cards`] sends them always, or never. The
+//! presentation meta and the error code, small, are on every result, and
+//! the session log keeps the meta, from which a replay draws the cards
+//! again.
 //!
 //! Deliberate differences from MCP's suggestions: the text content is what
 //! `render` wrote for the model, not the serialized value (the value is in
@@ -108,10 +131,15 @@
 //!
 //! # Logging
 //!
-//! Nothing here prints: stdout carries only protocol messages. rmcp reports
-//! through `tracing`; install a subscriber writing to stderr to see it.
+//! stdout carries only protocol messages. rmcp reports through `tracing`;
+//! install a subscriber writing to stderr to see it. The session log is
+//! the registry's own ([`RegistryBuilder::log`](crate::RegistryBuilder::log)),
+//! which sees nested calls too, or one given to [`McpServer::with_log`] for
+//! a registry built without (the only thing this module ever prints, on
+//! stderr, is that log's first failed write).
 
 mod call_result;
+mod cards;
 mod handler;
 mod http;
 mod stdio;
@@ -121,6 +149,7 @@ use std::io;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
+pub use cards::Cards;
 pub use handler::{DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 pub use http::{HttpService, MCP_PATH};
 /// The rmcp crate this module is built on, for the types its API names.

@@ -51,8 +51,14 @@ async def main(args):
         report["protocol_version"] = client.protocol_version
         report["tools"] = [dump(t) for t in (await client.list_tools()).tools]
 
-        report["echo"] = await call(client, "echo", {"text": "héllo"})
-        report["fail"] = await call(client, "fail", {"message": "no luck"})
+        # Cards are sent to clients that ask: this one asks per call.
+        report["echo"] = await call(
+            client, "echo", {"text": "héllo"}, meta={"toolprism/cards": True}
+        )
+        report["echo_unasked"] = await call(client, "echo", {"text": "héllo"})
+        report["fail"] = await call(
+            client, "fail", {"message": "no luck"}, meta={"toolprism/cards": True}
+        )
         report["bad_args"] = await call(client, "echo", {"text": 5})
         report["unknown"] = await call(client, "no_such_tool", {})
         report["numbers"] = await call(client, "numbers", {"count": 3})
