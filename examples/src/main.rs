@@ -1,8 +1,8 @@
 //! The toolprism showcase: `cargo run` at the workspace root. With no
 //! command it runs the showcase ([`toolprism_examples::showcase`]); the
-//! commands of `toolprism::cli` (`list`, `call`, `replay`) run the built-in
-//! tools, confined to `--root` (default: the current directory). See
-//! `--help`.
+//! commands of `toolprism::cli` (`list`, `schema`, `call`, `replay`,
+//! `serve`) run the built-in tools, confined to `--root` (default: the
+//! current directory). See `--help`.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -44,7 +44,7 @@ fn tools(globals: &Globals) -> io::Result<Registry> {
 fn run_showcase(options: Options, globals: &Globals) -> ExitCode {
     if globals.root_given() {
         eprintln!(
-            "error: --root applies to the commands (list, call, replay); the showcase makes its own workspace"
+            "error: --root applies to the commands (list, call, replay, serve); the showcase makes its own workspace"
         );
         return ExitCode::from(2);
     }

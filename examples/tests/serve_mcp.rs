@@ -28,7 +28,7 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "notes.txt"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "notes.txt"}, "_meta": {"toolprism/cards": true}}}),
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "../outside.txt"}}}),
     ];
     let mut stdin = child.stdin.take().unwrap();
@@ -68,10 +68,20 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
     );
 
     let tools = response(2)["result"]["tools"].as_array().unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
     assert_eq!(
         names,
-        ["bash", "edit", "glob", "grep", "read", "web_fetch", "write"]
+        [
+            "acme_ticket",
+            "bash",
+            "edit",
+            "glob",
+            "grep",
+            "read",
+            "web_fetch",
+            "write"
+        ]
     );
     for tool in tools {
         assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
@@ -91,12 +101,15 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
             .contains("1: first line")
     );
     assert_eq!(read["structuredContent"]["totalLines"], 2, "{read:#}");
+    // Asked for per call: the cards; not asked for: meta and code only.
     assert_eq!(read["_meta"]["toolprism/resultCard"]["card"], "read");
     let outside = &response(4)["result"];
     assert_eq!(outside["isError"], true, "{outside:#}");
+    assert_eq!(outside["_meta"]["toolprism/errorCode"], "OUTSIDE_WORKSPACE");
+    assert!(outside["_meta"].get("toolprism/resultCard").is_none());
 
     let logged = std::fs::read_to_string(&log).unwrap();
     assert_eq!(logged.lines().count(), 4, "{logged}");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("serving 7 tools"), "{stderr}");
+    assert!(stderr.contains("serving 8 tools"), "{stderr}");
 }

@@ -9,6 +9,7 @@
 //! | `schema [--dialect D] [--tool NAME]` | the definitions, toolprism's own or in a provider's request shape ([`dialect`](crate::dialect)) |
 //! | `call NAME [JSON] [--json]` | runs one call and shows the model's view, the value, the meta and both cards, or one JSON object |
 //! | `replay LOG [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](crate::html)) |
+//! | `serve [--http ADDR] [--stateless] [--log PATH]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](crate::mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP |
 //!
 //! ```no_run
 //! # use toolprism::{ContentBlock, Registry, tool};
@@ -61,6 +62,8 @@ mod list;
 mod progress;
 mod replay;
 mod schema;
+#[cfg(feature = "mcp")]
+mod serve;
 mod table;
 pub mod terminal;
 mod text;
@@ -271,6 +274,7 @@ impl Cli {
             Ok(globals) => globals,
             Err(message) => return usage(&message),
         };
+        let root_based = matches!(self.source, Source::Build(_));
         let Cli {
             source, default, ..
         } = self;
@@ -319,7 +323,8 @@ impl Cli {
                 }
             }
         };
-        let status = command.run(&registry, &runtime);
+        let root = root_based.then_some(globals.root.as_path());
+        let status = command.run(&registry, &runtime, &bin, root);
         // A timed-out blocking tool may still be running on the blocking
         // pool: its result is dropped, and the program does not wait for it.
         drop(registry);
@@ -373,7 +378,8 @@ impl Cli {
             .long_about(Resettable::Reset)
             .after_help(format!(
                 "Exit status: 0 ok, 1 the call returned an error result, 2 bad usage.\n\n\
-                 Examples:\n  {bin} list\n  {bin} schema --dialect openai\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl"
+                 Examples:\n  {bin} list\n  {bin} schema --dialect openai\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl{serve}",
+                serve = if cfg!(feature = "mcp") { format!("\n  {bin} serve") } else { String::new() }
             ))
             .mut_subcommand("list", |c| {
                 c.after_help(format!(
@@ -397,6 +403,16 @@ impl Cli {
                     "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html"
                 ))
             });
+        #[cfg(feature = "mcp")]
+        {
+            command = command
+            .mut_subcommand("serve", |c| {
+                c.after_help(format!(
+                    "Over stdio, stdout carries protocol messages only; the rest goes to stderr.\n\n\
+                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
+                ))
+            });
+        }
         if let Source::Build(_) = self.source {
             command = command.arg(
                 clap::Arg::new("root")
@@ -430,10 +446,27 @@ enum Command {
     Call(call::CallArgs),
     /// Draw a session log's cards again in the terminal.
     Replay(replay::ReplayArgs),
+    /// Serve the tools over the Model Context Protocol (stdio or Streamable HTTP).
+    #[cfg(feature = "mcp")]
+    Serve(serve::ServeArgs),
 }
 
 impl Command {
-    fn run(self, registry: &Registry, runtime: &tokio::runtime::Runtime) -> ExitCode {
+    fn run(
+        self,
+        registry: &Registry,
+        runtime: &tokio::runtime::Runtime,
+        name: &str,
+        root: Option<&Path>,
+    ) -> ExitCode {
+        // `serve` writes protocol messages to stdout itself: the lock below
+        // would block it.
+        #[cfg(feature = "mcp")]
+        if let Command::Serve(args) = &self {
+            return finish(serve::run(registry, args, runtime, name, root), Ok(()));
+        }
+        #[cfg(not(feature = "mcp"))]
+        let _ = (name, root);
         let stdout = io::stdout();
         let mut out = io::BufWriter::new(stdout.lock());
         let outcome = match self {
@@ -441,16 +474,24 @@ impl Command {
             Command::Schema(args) => schema::run(registry, &args, &mut out),
             Command::Call(args) => call::run(registry, args, runtime, &mut out),
             Command::Replay(args) => replay::run(registry, &args, &mut out),
+            #[cfg(feature = "mcp")]
+            Command::Serve(_) => unreachable!("served above"),
         };
         let flushed = out.flush();
-        match outcome.and_then(|status| flushed.map(|()| status).map_err(Failure::from)) {
-            Ok(status) => status.into(),
-            // The reader went away (`| head`): nothing more to say.
-            Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-            Err(Failure::Io(e)) => failure(&format!("cannot write the output: {e}")),
-            Err(Failure::Usage(message)) => usage(&message),
-            Err(Failure::Failed(message)) => failure(&message),
-        }
+        finish(outcome, flushed)
+    }
+}
+
+/// The exit status of a command that ended with `outcome`, its output
+/// flushed with `flushed`.
+fn finish(outcome: Result<Status, Failure>, flushed: io::Result<()>) -> ExitCode {
+    match outcome.and_then(|status| flushed.map(|()| status).map_err(Failure::from)) {
+        Ok(status) => status.into(),
+        // The reader went away (`| head`): nothing more to say.
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) => failure(&format!("cannot write the output: {e}")),
+        Err(Failure::Usage(message)) => usage(&message),
+        Err(Failure::Failed(message)) => failure(&message),
     }
 }
 
