@@ -116,7 +116,9 @@ fn the_readme_dependencies_build_the_quickstart_outside_the_workspace() {
         "{dependencies}"
     );
     let quickstart = block_after(&readme, "## Quickstart: one complete tool", "rust");
-    let builtins = block_after(&readme, "### Use it from your crate", "rust");
+    // `ignore` for rustdoc: the runtime runs the README's Rust blocks as its
+    // own doctests, and it cannot link `toolprism_tools`; this test runs it.
+    let builtins = block_after(&readme, "### Use it from your crate", "rust,ignore");
     let manifest = format!(
         "[package]\nname = \"readme-quickstart\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          {dependencies}\n\
