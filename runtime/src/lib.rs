@@ -10,7 +10,7 @@
 //! - presenters: a **card** from a closed vocabulary ([`card`]) that a UI
 //!   draws by switching on the card tag, never on the tool's name;
 //! - the [session log](log) keeps content, error code and meta, **never the
-//!   value**, so [replay](replay) redraws every card but cannot rebuild the value.
+//!   value**, so [replay] redraws every card but cannot rebuild the value.
 //!
 //! Every failure (bad arguments, a value that breaks its schema, a panicking
 //! projection, a denial, a timeout) becomes an error [`ToolOutcome`], never a

@@ -106,7 +106,7 @@ pub enum LogEvent {
         /// The raw arguments text, as the model sent it.
         arguments: String,
         /// The provider dialect the arguments were sent in, when not the
-        /// canonical one (a name of [`Dialect`](crate::dialect::Dialect)).
+        /// canonical one (a name of [`crate::dialect::Dialect`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dialect: Option<String>,
     },

@@ -9,7 +9,7 @@
 //! When `ReadArgs` has every bound, the check is `true` and `Checked` is
 //! `ReadArgs` itself. When it misses one, the check fails to type-check:
 //! that is the one error, spanned at the user's type, with the message of
-//! the missing bound's trait (see [`bounds`](super::bounds)). The constant
+//! the missing bound's trait (see `bounds`). The constant
 //! then becomes an error, and rustc reports nothing more about a type that
 //! holds one: not the same bound again against `Tool::Args`, nor at
 //! `Registry::builder().tool(..)`, where an invalid `Tool` impl would
