@@ -85,8 +85,8 @@ struct NewArgs {
     /// The crate to write into [default: the current directory].
     #[arg(long, value_name = "CRATE_DIR")]
     path: Option<PathBuf>,
-    /// Gate the module behind this cargo feature (added to [features] when
-    /// missing) [default in toolprism-tools: by card]
+    /// Gate the module behind this cargo feature (added to the manifest's
+    /// features table when missing) [default in toolprism-tools: by card]
     #[arg(long, value_name = "FEATURE")]
     feature: Option<String>,
 }

@@ -61,8 +61,9 @@ pub struct Options {
     #[arg(long)]
     pub json: bool,
     /// Write the session log to PATH, which must not exist yet or be empty
-    /// (default: <tmp>/toolprism-showcase/session.jsonl, replaced on every
-    /// run); spilled content goes next to it, in <PATH without extension>.spill/
+    /// (default: toolprism-showcase/session.jsonl in the temp directory,
+    /// replaced on every run); spilled content goes next to it, in the
+    /// directory named like PATH without its extension, plus .spill
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
 }
