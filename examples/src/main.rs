@@ -5,6 +5,7 @@
 //! current directory). See `--help`.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use toolprism::Registry;
@@ -13,7 +14,8 @@ use toolprism_examples::showcase::{self, ABOUT, Options};
 use toolprism_examples::tools::AcmeTicketTool;
 use toolprism_examples::tools::render_panic::PANIC_TEXT;
 use toolprism_tools::{
-    BashTool, EditTool, GlobTool, GrepTool, ReadTool, WebFetchTool, Workspace, WriteTool,
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, Workspace,
+    WriteTool,
 };
 
 fn main() -> ExitCode {
@@ -24,10 +26,12 @@ fn main() -> ExitCode {
         .run()
 }
 
-/// The tools of `list`, `call` and `replay`: the built-in ones, the file
-/// tools and `bash` confined to `--root`, and the third-party example.
+/// The tools of `list`, `schema`, `call`, `replay` and `serve`: every
+/// built-in one (the file tools and `bash` confined to `--root`,
+/// `sql_query` over [`database`]) and the third-party example.
 fn tools(globals: &Globals) -> io::Result<Registry> {
     let ws = Workspace::new(globals.root())?;
+    let database = database(globals);
     Registry::builder()
         .tool(ReadTool::new(ws.clone()))
         .tool(GrepTool::new(ws.clone()))
@@ -36,9 +40,22 @@ fn tools(globals: &Globals) -> io::Result<Registry> {
         .tool(EditTool::new(ws.clone()))
         .tool(WriteTool::new(ws))
         .tool(WebFetchTool::new())
+        .tool(SqlQueryTool::new(database))
         .tool(AcmeTicketTool::default())
         .build()
         .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// The SQLite file `sql_query` reads: `$TOOLPRISM_DATABASE` when set (a
+/// relative path is taken from the current directory, as any path in the
+/// environment), else `toolprism.sqlite` under `--root`. It is opened
+/// read-only on each call; while it does not exist, each call is an error
+/// result that says so, and the other tools are unaffected.
+fn database(globals: &Globals) -> PathBuf {
+    match std::env::var_os("TOOLPRISM_DATABASE") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => globals.root().join("toolprism.sqlite"),
+    }
 }
 
 fn run_showcase(options: Options, globals: &Globals) -> ExitCode {

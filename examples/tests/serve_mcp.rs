@@ -79,6 +79,7 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
             "glob",
             "grep",
             "read",
+            "sql_query",
             "web_fetch",
             "write"
         ]
@@ -111,5 +112,5 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
     let logged = std::fs::read_to_string(&log).unwrap();
     assert_eq!(logged.lines().count(), 4, "{logged}");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("serving 8 tools"), "{stderr}");
+    assert!(stderr.contains("serving 9 tools"), "{stderr}");
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use toolprism_examples::database::build_customers;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
 
@@ -35,13 +36,64 @@ fn list_shows_the_built_in_tools() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    for name in ["read", "grep", "glob", "bash", "edit", "write", "web_fetch"] {
+    for name in [
+        "read",
+        "grep",
+        "glob",
+        "bash",
+        "edit",
+        "write",
+        "web_fetch",
+        "sql_query",
+    ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     let out = run_in(dir.path(), &["list"]);
     let table = text(&out.stdout);
     assert!(table.starts_with("NAME"), "{table}");
     assert!(table.contains("read-only, idempotent"), "{table}");
+}
+
+#[test]
+fn sql_query_reads_the_database_under_the_root_or_the_one_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let query = r#"{"sql":"SELECT COUNT(*) AS n FROM customers"}"#;
+
+    // No database yet: an error result that says so, exit 1.
+    let out = run_in(dir.path(), &["call", "sql_query", query, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = shown.to_string();
+    assert!(message.contains("toolprism.sqlite"), "{message}");
+    assert!(message.contains("does not exist"), "{message}");
+
+    // The default: toolprism.sqlite under --root.
+    build_customers(&dir.path().join("toolprism.sqlite"), 7).unwrap();
+    let out = run_in(dir.path(), &["call", "sql_query", query, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        shown["value"]["rows"],
+        serde_json::json!([[7]]),
+        "{shown:#}"
+    );
+
+    // $TOOLPRISM_DATABASE names another file.
+    let other = dir.path().join("other.db");
+    build_customers(&other, 3).unwrap();
+    let out = Command::new(BIN)
+        .args(["call", "sql_query", query, "--json"])
+        .current_dir(dir.path())
+        .env("TOOLPRISM_DATABASE", &other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        shown["value"]["rows"],
+        serde_json::json!([[3]]),
+        "{shown:#}"
+    );
 }
 
 #[test]

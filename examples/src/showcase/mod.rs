@@ -47,7 +47,8 @@ then the session log replayed and every card compared with the live one.
 With no command, runs the showcase: exit status 0 when every check passed, 1 when one
 failed, 2 on bad usage. Needs no network: the HTTP server and the database are made on
 the spot. The commands run the built-in tools, confined to --root (default: the current
-directory).";
+directory); sql_query reads the SQLite file $TOOLPRISM_DATABASE (default: toolprism.sqlite
+under --root).";
 
 /// The showcase's options (`cargo run -- [OPTIONS]`, no command).
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
