@@ -55,6 +55,42 @@ fn list_shows_the_built_in_tools() {
 }
 
 #[test]
+fn schema_prints_every_built_in_tool_in_every_dialect() {
+    let dir = tempfile::tempdir().unwrap();
+    for dialect in toolprism::dialect::Dialect::ALL {
+        let out = run_in(dir.path(), &["schema", "--dialect", dialect.name()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{dialect}: {}",
+            text(&out.stderr)
+        );
+        let printed: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{dialect}: not JSON ({e}): {}", text(&out.stdout)));
+        let definitions = printed.as_array().expect("a JSON array");
+        assert_eq!(definitions.len(), 9, "{dialect}: {printed:#}");
+        for name in [
+            "read",
+            "grep",
+            "glob",
+            "bash",
+            "edit",
+            "write",
+            "web_fetch",
+            "sql_query",
+            "acme_ticket",
+        ] {
+            assert!(
+                definitions
+                    .iter()
+                    .any(|d| d.to_string().contains(&format!("\"{name}\""))),
+                "{dialect}: {name} missing"
+            );
+        }
+    }
+}
+
+#[test]
 fn sql_query_reads_the_database_under_the_root_or_the_one_named() {
     let dir = tempfile::tempdir().unwrap();
     let query = r#"{"sql":"SELECT COUNT(*) AS n FROM customers"}"#;
