@@ -299,8 +299,13 @@ fn thousands(n: u64) -> String {
 
 fn open_read_only(path: &Path) -> Result<Connection, ToolError> {
     if !path.is_file() {
+        let what = if path.exists() {
+            "is not a file"
+        } else {
+            "does not exist"
+        };
         return Err(
-            ToolError::new(format!("the database {} does not exist", path.display()))
+            ToolError::new(format!("the database {} {what}", path.display()))
                 .with_code("NO_DATABASE"),
         );
     }
@@ -400,8 +405,10 @@ fn query(
             let refused = denied.lock().unwrap_or_else(|p| p.into_inner()).take();
             return Err(match refused {
                 Some(action) => not_read_only(&format!("it would perform {action}")),
-                None => ToolError::new(format!("the SQL does not compile: {e}"))
-                    .with_code("INVALID_SQL"),
+                None => bad_database(&e).unwrap_or_else(|| {
+                    ToolError::new(format!("the SQL does not compile: {e}"))
+                        .with_code("INVALID_SQL")
+                }),
             });
         }
     };
@@ -415,10 +422,11 @@ fn query(
     let mut keeping = true;
     let mut total = 0u64;
     let mut total_capped = false;
-    while let Some(row) = rows
-        .next()
-        .map_err(|e| ToolError::new(format!("the query failed: {e}")).with_code("QUERY_FAILED"))?
-    {
+    while let Some(row) = rows.next().map_err(|e| {
+        bad_database(&e).unwrap_or_else(|| {
+            ToolError::new(format!("the query failed: {e}")).with_code("QUERY_FAILED")
+        })
+    })? {
         if total >= COUNT_CAP {
             total_capped = true;
             break;
@@ -447,6 +455,20 @@ fn query(
         total,
         total_capped,
     })
+}
+
+/// `BAD_DATABASE` when SQLite says the file itself is at fault (not a
+/// database, or damaged), so the model is not told to fix its SQL.
+fn bad_database(e: &rusqlite::Error) -> Option<ToolError> {
+    match e.sqlite_error_code()? {
+        rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt => Some(
+            ToolError::new(format!(
+                "the database file is not a SQLite database or is damaged ({e}); the SQL was not at fault"
+            ))
+            .with_code("BAD_DATABASE"),
+        ),
+        _ => None,
+    }
 }
 
 fn cell_bytes(cell: &Value) -> usize {
@@ -785,6 +807,40 @@ mod tests {
 
     fn registry_for_missing(dir: &Path) -> Registry {
         registry(&dir.join("missing.db"))
+    }
+
+    /// A file that is not a database, a torn database and a directory are
+    /// the database's fault, never the SQL's, and change nothing on disk.
+    #[tokio::test]
+    async fn garbage_torn_and_directory_databases_are_named_as_such() {
+        let (dir, path) = db();
+        let bytes = std::fs::read(&path).unwrap();
+        let garbage = dir.path().join("garbage.db");
+        std::fs::write(&garbage, b"not a database at all, just text\n".repeat(3000)).unwrap();
+        let torn = dir.path().join("torn.db");
+        std::fs::write(&torn, &bytes[..bytes.len() / 3]).unwrap();
+        let folder = dir.path().join("folder.db");
+        std::fs::create_dir(&folder).unwrap();
+        let before = file_state(&path);
+        for (file, code, says) in [
+            (
+                &garbage,
+                "BAD_DATABASE",
+                "not a SQLite database or is damaged",
+            ),
+            (&torn, "BAD_DATABASE", "not a SQLite database or is damaged"),
+            (&folder, "NO_DATABASE", "is not a file"),
+        ] {
+            let out = call(
+                &registry(file),
+                "SELECT count(*), max(length(notes)) FROM customers",
+            )
+            .await;
+            let error = out.error().unwrap_or_else(|| panic!("{file:?}: {out:?}"));
+            assert_eq!(error.code.as_str(), code, "{file:?}: {error:?}");
+            assert!(error.message.contains(says), "{file:?}: {error:?}");
+        }
+        assert_eq!(file_state(&path), before);
     }
 
     /// Huge values are bounded by SQLite's length limit, and long text is
