@@ -11,11 +11,31 @@ use toolprism_examples::database::build_customers;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
 
+/// Every tool the showcase's command line serves: the built-in ones and
+/// the third-party example.
+const TOOLS: [&str; 9] = [
+    "read",
+    "grep",
+    "glob",
+    "bash",
+    "edit",
+    "write",
+    "web_fetch",
+    "sql_query",
+    "acme_ticket",
+];
+
 fn run_in(dir: &Path, args: &[&str]) -> Output {
+    run_with(dir, args, &[])
+}
+
+fn run_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     Command::new(BIN)
         .args(args)
         .current_dir(dir)
         .env_remove("RUST_BACKTRACE")
+        .env_remove("TOOLPRISM_DATABASE")
+        .envs(env.iter().copied())
         .output()
         .expect("the showcase binary runs")
 }
@@ -36,16 +56,7 @@ fn list_shows_the_built_in_tools() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    for name in [
-        "read",
-        "grep",
-        "glob",
-        "bash",
-        "edit",
-        "write",
-        "web_fetch",
-        "sql_query",
-    ] {
+    for name in TOOLS {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     let out = run_in(dir.path(), &["list"]);
@@ -68,18 +79,8 @@ fn schema_prints_every_built_in_tool_in_every_dialect() {
         let printed: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{dialect}: not JSON ({e}): {}", text(&out.stdout)));
         let definitions = printed.as_array().expect("a JSON array");
-        assert_eq!(definitions.len(), 9, "{dialect}: {printed:#}");
-        for name in [
-            "read",
-            "grep",
-            "glob",
-            "bash",
-            "edit",
-            "write",
-            "web_fetch",
-            "sql_query",
-            "acme_ticket",
-        ] {
+        assert_eq!(definitions.len(), TOOLS.len(), "{dialect}: {printed:#}");
+        for name in TOOLS {
             assert!(
                 definitions
                     .iter()
@@ -117,12 +118,11 @@ fn sql_query_reads_the_database_under_the_root_or_the_one_named() {
     // $TOOLPRISM_DATABASE names another file.
     let other = dir.path().join("other.db");
     build_customers(&other, 3).unwrap();
-    let out = Command::new(BIN)
-        .args(["call", "sql_query", query, "--json"])
-        .current_dir(dir.path())
-        .env("TOOLPRISM_DATABASE", &other)
-        .output()
-        .unwrap();
+    let out = run_with(
+        dir.path(),
+        &["call", "sql_query", query, "--json"],
+        &[("TOOLPRISM_DATABASE", &other)],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
