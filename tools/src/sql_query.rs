@@ -45,7 +45,11 @@
 //!    than whitespace and comments) is refused.
 //!
 //! A refused statement is an error result with code `NOT_READ_ONLY` that
-//! names the action SQLite was asked to authorize.
+//! names the action SQLite was asked to authorize. The other codes:
+//! `INVALID_SQL` (empty, more than one statement, does not compile),
+//! `QUERY_FAILED` (failed while running), `NO_DATABASE` (the path is missing
+//! or not a file) and `BAD_DATABASE` (the file is not a SQLite database, or
+//! is torn or damaged: the file's fault, not the SQL's).
 //!
 //! ## The card, and why
 //!
