@@ -1,7 +1,7 @@
 //! Panics in user code become messages: every call into a user's impl
 //! (`execute`, the projections, the presenters, the policies, and the
 //! `Serialize`/`Deserialize`/`Clone`/`Drop` impls of the tool's types) goes
-//! through [`guard`] or [`guard_future`], so a panic ends one call as an
+//! through [`guard`] or [`Guarded`], so a panic ends one call as an
 //! error result and the registry serves the next.
 
 use std::any::Any;
@@ -36,19 +36,39 @@ pub(crate) fn discard<T>(value: T) {
     let _ = guard(move || drop(value));
 }
 
-/// Polls `fut`, turning a panic into its message. It takes the future
-/// pinned where it already lives, so the (large) pipeline futures are not
-/// moved into one more state machine.
-pub(crate) fn guard_future<F: Future>(
-    mut fut: Pin<&mut F>,
-) -> impl Future<Output = Result<F::Output, String>> + '_ {
-    std::future::poll_fn(
-        move |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
-            Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => Poll::Ready(Err(panic_message(payload))),
-        },
-    )
+/// A future pinned where it lives (the large pipeline futures are not
+/// moved into one more state machine), polled and dropped under guards: a
+/// panic while polling becomes its message, and dropping it early (after a
+/// timeout or a cancellation, or with the call's own future) cannot unwind
+/// out of the pipeline.
+pub(crate) struct Guarded<'a, F>(Pin<&'a mut Option<F>>);
+
+impl<'a, F: Future> Guarded<'a, F> {
+    /// Guards the future in `slot`.
+    pub(crate) fn new(slot: Pin<&'a mut Option<F>>) -> Self {
+        Guarded(slot)
+    }
+
+    /// Runs the future to its end, turning a panic into its message.
+    pub(crate) fn run(&mut self) -> impl Future<Output = Result<F::Output, String>> + '_ {
+        std::future::poll_fn(move |cx| {
+            let Some(fut) = self.0.as_mut().as_pin_mut() else {
+                return Poll::Ready(Err("polled after it was dropped".to_owned()));
+            };
+            match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
+                Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
+                Ok(Poll::Pending) => Poll::Pending,
+                Err(payload) => Poll::Ready(Err(panic_message(payload))),
+            }
+        })
+    }
+}
+
+impl<F> Drop for Guarded<'_, F> {
+    fn drop(&mut self) {
+        let mut slot = self.0.as_mut();
+        let _ = guard(move || slot.set(None));
+    }
 }
 
 /// At most `max` bytes of `s`, cut on a char boundary, with `…` when cut.

@@ -3,11 +3,12 @@
 
 use std::any::Any;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::card::{CallCard, ResultCard};
+use crate::card::{CallCard, ResultCard, ToolKind};
 use crate::content::ContentBlock;
 use crate::error::{ErrorCode, ErrorInfo};
 
@@ -86,7 +87,7 @@ pub struct ToolOutcome {
     pub(crate) value: Option<serde_json::Value>,
     pub(crate) typed: Option<Box<dyn Any + Send + Sync>>,
     pub(crate) error: Option<ErrorInfo>,
-    pub(crate) call_card: Option<CallCard>,
+    pub(crate) call_card: Option<CallCardSlot>,
     pub(crate) result_card: Option<ResultCardSlot>,
     pub(crate) warnings: Vec<String>,
 }
@@ -99,7 +100,7 @@ impl fmt::Debug for ToolOutcome {
             .field("result", &self.result)
             .field("value", &self.value)
             .field("error", &self.error)
-            .field("call_card", &self.call_card)
+            .field("call_card", &self.call_card())
             .field("result_card", &self.result_card())
             .field("warnings", &self.warnings)
             .finish_non_exhaustive()
@@ -167,7 +168,16 @@ impl ToolOutcome {
 
     /// The call card, top-level calls only.
     pub fn call_card(&self) -> Option<&CallCard> {
-        self.call_card.as_ref()
+        match self.call_card.as_ref()? {
+            CallCardSlot::Drawn(card) => Some(card),
+            CallCardSlot::Generic { kind, input, card } => Some(card.get_or_init(|| {
+                Box::new(CallCard::generic(
+                    self.name.clone(),
+                    *kind,
+                    Some(input.clone()),
+                ))
+            })),
+        }
     }
 
     /// The result card, top-level calls only.
@@ -175,7 +185,10 @@ impl ToolOutcome {
         match self.result_card.as_ref()? {
             ResultCardSlot::Drawn(card) => Some(card),
             ResultCardSlot::Generic(card) => Some(card.get_or_init(|| {
-                ResultCard::generic(Some(self.name.clone()), self.result.content.clone())
+                Box::new(ResultCard::generic(
+                    Some(self.name.clone()),
+                    self.result.content.clone(),
+                ))
             })),
         }
     }
@@ -242,20 +255,48 @@ impl Serialize for ToolOutcome {
     }
 }
 
+/// A top-level call's call card: drawn by the tool's `present_call`, or the
+/// generic card over the outcome's own name and the arguments, drawn the
+/// first time it is asked for. Most callers (an agent loop, a program) read
+/// the content only, and a card not drawn costs nothing but the arguments
+/// it keeps. Boxed, so the outcome stays small to move.
+pub(crate) enum CallCardSlot {
+    /// Drawn by `present_call`.
+    Drawn(Box<CallCard>),
+    /// The generic card, drawn on first access.
+    Generic {
+        kind: Option<ToolKind>,
+        /// The arguments as JSON, or as the raw text when they are not JSON.
+        input: serde_json::Value,
+        card: OnceLock<Box<CallCard>>,
+    },
+}
+
+impl CallCardSlot {
+    /// The generic card over `input`, not drawn yet.
+    pub(crate) fn generic(kind: Option<ToolKind>, input: serde_json::Value) -> Self {
+        CallCardSlot::Generic {
+            kind,
+            input,
+            card: OnceLock::new(),
+        }
+    }
+}
+
 /// A top-level call's result card: drawn by the tool's `present_result`, or
 /// the generic card over the outcome's own name and content, drawn the first
-/// time it is asked for. A copy of the content is the generic card's whole
-/// cost, and most callers (an agent loop, a program) read the content only.
+/// time it is asked for (a copy of the content is its whole cost). Boxed,
+/// like the call card.
 pub(crate) enum ResultCardSlot {
     /// Drawn by `present_result`.
-    Drawn(ResultCard),
+    Drawn(Box<ResultCard>),
     /// The generic card, drawn on first access.
-    Generic(std::sync::OnceLock<ResultCard>),
+    Generic(OnceLock<Box<ResultCard>>),
 }
 
 impl ResultCardSlot {
     /// The generic card, not drawn yet.
     pub(crate) fn generic() -> Self {
-        ResultCardSlot::Generic(std::sync::OnceLock::new())
+        ResultCardSlot::Generic(OnceLock::new())
     }
 }

@@ -369,6 +369,65 @@ fn c1_a_panicking_value_drop_does_not_unwind() {
     assert_failure(&registry, &out, "INVALID_TOOL_OUTPUT");
 }
 
+/// Held by a body that never finishes: its `Drop` panics when the pipeline
+/// drops the unfinished body.
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("body state drop boom")
+    }
+}
+
+struct SlowPanicDrop;
+
+impl Tool for SlowPanicDrop {
+    type Args = N;
+    type Value = u32;
+    type Meta = NoMeta;
+    const INFO: ToolInfo = ToolInfo::new("slow_drop", "A body whose state panics when dropped.");
+    async fn execute(&self, _: N, _: &ToolContext<'_>) -> Result<u32, ToolError> {
+        let held = PanicOnDrop;
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        std::mem::forget(held);
+        Ok(1)
+    }
+    fn render(_: &N, v: &u32) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v.to_string())]
+    }
+}
+
+#[test]
+fn c1_a_panicking_drop_of_an_unfinished_body_does_not_unwind() {
+    let registry = hostile_registry().tool(SlowPanicDrop).build().unwrap();
+    let rt = runtime();
+    let args = r#"{"n":1}"#;
+    // A timeout drops the body: still `TIMEOUT`.
+    let options = CallOptions::new().with_timeout(Duration::from_millis(30));
+    let out = rt.block_on(registry.call_with(ToolCall::new("1", "slow_drop", args), &options));
+    assert_failure(&registry, &out, "TIMEOUT");
+    // So does a cancellation: still `ABORTED`.
+    let cancel = CancellationToken::new();
+    let options = CallOptions::new().with_cancel(cancel.clone());
+    let out = rt.block_on(async {
+        let call = registry.call_with(ToolCall::new("2", "slow_drop", args), &options);
+        let canceller = async {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            cancel.cancel();
+        };
+        tokio::join!(call, canceller).0
+    });
+    assert_failure(&registry, &out, "ABORTED");
+    // And a caller that drops the call's future while the body waits.
+    rt.block_on(async {
+        tokio::select! {
+            _ = registry.call(ToolCall::new("3", "slow_drop", args)) => panic!("the body never ends"),
+            () = tokio::time::sleep(Duration::from_millis(30)) => {}
+        }
+    });
+    assert!(!call(&registry, "ok", args).is_error());
+}
+
 #[test]
 fn c1_a_panicking_json_schema_is_a_registry_problem() {
     struct Schemaless;

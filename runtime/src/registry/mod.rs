@@ -34,7 +34,7 @@ pub use call::{CallOptions, ToolCall};
 use self::builder::Settings;
 use self::call::NO_OPTIONS;
 use self::entry::{DynTool, generic_result};
-use self::pipeline::{Call, Origin, RawArgs, publish, raw_input, too_deep_input};
+use self::pipeline::{Arguments, Call, Origin, publish, raw_input, too_deep_input};
 use crate::card::{CallCard, ResultCard};
 use crate::dialect::Dialect;
 use crate::error::{ErrorCode, ErrorInfo, ToolError};
@@ -42,7 +42,7 @@ use crate::guard::cap;
 use crate::log::SessionLog;
 use crate::lossless::{check_value_with, drop_deep};
 use crate::path::Keys;
-use crate::result::{ResultCardSlot, ToolOutcome, ToolResult};
+use crate::result::{CallCardSlot, ResultCardSlot, ToolOutcome, ToolResult};
 use crate::tool::{Tool, ToolDefinition};
 
 /// Holds tools and policies and runs calls. A cheap handle (an `Arc`
@@ -149,31 +149,27 @@ impl Registry {
 
     /// [`call`](Self::call) with a timeout, a cancellation token or a
     /// progress sink.
-    pub async fn call_with(&self, call: ToolCall, options: &CallOptions) -> ToolOutcome {
+    ///
+    /// Nothing runs until the future is first polled (`tool/call` is
+    /// logged then); the future is the tool's own pipeline, with no layer
+    /// around it.
+    pub fn call_with<'a>(
+        &'a self,
+        call: ToolCall,
+        options: &'a CallOptions,
+    ) -> impl Future<Output = ToolOutcome> + Send + 'a {
         let ToolCall {
             call_id,
             name,
             arguments,
         } = call;
-        let mut logged = Ok(());
-        if let Some(log) = &self.inner.settings.log {
-            logged = log.record_call_in(&call_id, &name, &arguments, options.dialect);
-        }
-        let mut outcome = self
-            .dispatch(Call {
-                id: call_id,
-                name,
-                args: RawArgs::Text(&arguments),
-                options,
-                origin: Origin::TopLevel,
-            })
-            .await;
-        if let Err(e) = logged {
-            outcome
-                .warnings
-                .insert(0, format!("session log: could not append tool/call: {e}"));
-        }
-        outcome
+        self.dispatch(Call {
+            id: call_id,
+            name,
+            args: Arguments::Text(arguments),
+            options,
+            origin: Origin::TopLevel,
+        })
     }
 
     /// Runs a call made by a program: the full pipeline, but no meta, no
@@ -247,10 +243,10 @@ impl Registry {
         id: String,
     ) -> ToolOutcome {
         let args = match check_value_with(&arguments, "arguments", Keys::Shown) {
-            Ok(()) => RawArgs::Json(arguments),
+            Ok(()) => Arguments::Json(arguments),
             Err(e) => {
                 drop_deep(arguments);
-                RawArgs::Refused(ErrorInfo::new(
+                Arguments::Refused(ErrorInfo::new(
                     ErrorCode::InvalidArgs,
                     format!("invalid arguments: {e}"),
                 ))
@@ -259,7 +255,7 @@ impl Registry {
         let mut logged = Ok(());
         if let Some(log) = &self.inner.settings.log {
             let text = match &args {
-                RawArgs::Json(json) => json.to_string(),
+                Arguments::Json(json) => json.to_string(),
                 _ => Value::String(too_deep_input()).to_string(),
             };
             logged = log.record_nested_call(&id, parent, name, &text);
@@ -289,18 +285,22 @@ impl Registry {
         Some(&*self.inner.tools[index[at].1])
     }
 
+    /// Step 1, and the future of the rest; nothing runs (nothing is
+    /// logged) before it is polled.
     fn dispatch<'a>(
         &'a self,
         call: Call<'a>,
     ) -> Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>> {
         match self.look_up(&call.name) {
             Some(tool) => tool.run(self, call),
-            None => Box::pin(std::future::ready(self.unknown_tool(call))),
+            None => Box::pin(async move { self.unknown_tool(call) }),
         }
     }
 
-    /// Step 1 failed: `UNKNOWN_TOOL`, published and drawn like any result.
+    /// Step 1 failed: `UNKNOWN_TOOL`, logged, published and drawn like any
+    /// result.
     fn unknown_tool(&self, call: Call<'_>) -> ToolOutcome {
+        let mut warnings = call.record(&self.inner.settings);
         let names: Vec<&str> = self.inner.index.iter().map(|(n, _)| *n).collect();
         let error = ErrorInfo::new(
             ErrorCode::UnknownTool,
@@ -315,7 +315,6 @@ impl Registry {
             ),
         );
         let result = ToolResult::error(&error.message);
-        let mut warnings = Vec::new();
         publish(
             &self.inner.settings,
             call.origin,
@@ -328,12 +327,12 @@ impl Registry {
             (None, None)
         } else {
             let input = match call.args {
-                RawArgs::Text(text) => raw_input(text),
-                RawArgs::Json(json) => json,
-                RawArgs::Refused(_) => Value::String(too_deep_input()),
+                Arguments::Text(text) => raw_input(&text),
+                Arguments::Json(json) => json,
+                Arguments::Refused(_) => Value::String(too_deep_input()),
             };
             (
-                Some(CallCard::generic(&call.name, None, Some(input))),
+                Some(CallCardSlot::generic(None, input)),
                 Some(ResultCardSlot::generic()),
             )
         };

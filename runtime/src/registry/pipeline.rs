@@ -28,13 +28,14 @@
 //! tool's), a panic while producing the value or meta (their `Serialize`,
 //! `render`, `presentation_meta`, a replacement's `Deserialize`) is
 //! `INVALID_TOOL_OUTPUT`, a panicking policy is `POLICY_ERROR`, a
-//! panicking presenter gives the generic card. Steps 2–8 also run under one
-//! guard of their own, so a panic nobody foresaw still ends as an error
-//! result whose code fits the step it happened in.
+//! panicking presenter gives the generic card. The guards sit where the
+//! pipeline calls into user code, drops included (the body's future, which
+//! a timeout or cancellation leaves unfinished, is dropped under one too);
+//! no step needs a guard around itself, so no step's result is moved
+//! through one.
 
 use std::any::Any;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -50,11 +51,11 @@ use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
 use crate::dialect::{Dialect, restore_arguments};
 use crate::error::{ErrorCode, ErrorInfo};
-use crate::guard::{cap, discard, guard, guard_future};
+use crate::guard::{Guarded, cap, discard, guard};
 use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
-use crate::result::{ResultCardSlot, ToolOutcome, ToolResult};
+use crate::result::{CallCardSlot, ResultCardSlot, ToolOutcome, ToolResult};
 use crate::schema::{Compiled, violations};
 use crate::spill::spill_content;
 use crate::tool::{SpillBudget, Tool};
@@ -88,13 +89,42 @@ impl Origin<'_> {
     }
 }
 
+/// A call's arguments as the registry hands them on: owned, so the call's
+/// future holds them and needs no wrapper around it.
+pub(super) enum Arguments {
+    /// The model's text: only the empty string means `{}`.
+    Text(String),
+    /// A program's JSON, already checked (depth, `-0.0`) by the registry.
+    Json(Value),
+    /// A program's JSON the registry refused before anything recursive
+    /// touched it (too deep): the error to report.
+    Refused(ErrorInfo),
+}
+
 /// One call, as the registry hands it to a tool's pipeline.
 pub(super) struct Call<'a> {
     pub(super) id: String,
     pub(super) name: String,
-    pub(super) args: RawArgs<'a>,
+    pub(super) args: Arguments,
     pub(super) options: &'a CallOptions,
     pub(super) origin: Origin<'a>,
+}
+
+impl Call<'_> {
+    /// Step 0 of a top-level call: `tool/call` goes to the session log
+    /// before anything runs; a failed append is the outcome's first warning.
+    /// (A nested call's `tool/nested-call` is written by the registry,
+    /// which checks the arguments first.)
+    pub(super) fn record(&self, settings: &Settings) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let (Origin::TopLevel, Some(log), Arguments::Text(text)) =
+            (self.origin, &settings.log, &self.args)
+            && let Err(e) = log.record_call_in(&self.id, &self.name, text, self.options.dialect)
+        {
+            warnings.push(format!("session log: could not append tool/call: {e}"));
+        }
+        warnings
+    }
 }
 
 /// The value while the pipeline runs: JSON for programs and policies,
@@ -112,6 +142,19 @@ struct State<V> {
 }
 
 impl<V> State<V> {
+    /// A placeholder, while a state is moved out and back.
+    fn empty() -> Self {
+        State {
+            result: ToolResult {
+                content: Vec::new(),
+                is_error: false,
+                meta: None,
+            },
+            produced: None,
+            error: None,
+        }
+    }
+
     fn failed(error: ErrorInfo) -> Self {
         State {
             result: ToolResult::error(&error.message),
@@ -121,59 +164,55 @@ impl<V> State<V> {
     }
 }
 
-/// What steps 2–8 leave for steps 9 and 10.
-struct Done<T: Tool> {
-    /// The arguments as JSON, or the raw input when they did not parse:
-    /// what the generic call card shows.
-    input: Value,
-    /// The typed arguments, when they parsed.
-    args: Option<T::Args>,
-    state: State<T::Value>,
-    warnings: Vec<String>,
-}
-
-/// The step a call is in, for the guard around steps 2–8.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-enum Phase {
-    ParseArguments,
-    PreExecute,
-    Execute,
-    CheckValue,
-    PostExecute,
-    Spill,
-}
-
-impl Phase {
-    fn of(n: u8) -> Phase {
-        [
-            Phase::ParseArguments,
-            Phase::PreExecute,
-            Phase::Execute,
-            Phase::CheckValue,
-            Phase::PostExecute,
-            Phase::Spill,
-        ]
-        .get(usize::from(n))
-        .copied()
-        .unwrap_or(Phase::Spill)
-    }
-}
-
 /// One call of tool `T`: what every step reads.
 struct Run<'a, T: Tool> {
     entry: &'a Entry<T>,
     registry: &'a Registry,
     settings: &'a Settings,
-    id: &'a str,
+    id: String,
+    name: String,
     options: &'a CallOptions,
     origin: Origin<'a>,
-    phase: &'a AtomicU8,
+}
+
+/// A call that passed steps 2 and 3, ready for step 4: all the
+/// pipeline's future holds while `execute` runs.
+struct Ready<'a, T: Tool> {
+    run: Run<'a, T>,
+    /// The arguments as JSON: what policies see and the generic call card
+    /// shows.
+    input: Value,
+    args: T::Args,
+    warnings: Vec<String>,
+}
+
+/// What steps 2 and 3 leave: a call ready for step 4, or its outcome.
+enum Prepared<'a, T: Tool> {
+    Ready(Ready<'a, T>),
+    Ended(ToolOutcome),
 }
 
 impl<T: Tool> Entry<T> {
-    /// Steps 2–10 of one call.
+    /// Steps 2–10 of one call. Only step 4 awaits; the synchronous steps
+    /// around it run in [`prepare`](Entry::prepare) and
+    /// [`Ready::finish`], so the future holds no more than a [`Ready`]
+    /// call and `execute`'s own future.
     pub(super) async fn pipeline(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
+        let ready = match self.prepare(registry, call) {
+            Prepared::Ready(ready) => ready,
+            Prepared::Ended(outcome) => return outcome,
+        };
+        let executed = ready.run.execute(&ready.args).await;
+        ready.finish(executed)
+    }
+
+    /// Steps 2 and 3 (after step 0, logging a top-level call): the call
+    /// ready for step 4, or its outcome when it ends before (invalid
+    /// arguments, cancelled before dispatch, denied).
+    #[inline]
+    fn prepare<'a>(&'a self, registry: &'a Registry, call: Call<'a>) -> Prepared<'a, T> {
+        let settings = &registry.inner.settings;
+        let warnings = call.record(settings);
         let Call {
             id,
             name,
@@ -181,41 +220,94 @@ impl<T: Tool> Entry<T> {
             options,
             origin,
         } = call;
-        let phase = AtomicU8::new(Phase::ParseArguments as u8);
         let run = Run {
             entry: self,
             registry,
-            settings: &registry.inner.settings,
-            id: &id,
+            settings,
+            id,
+            name,
             options,
             origin,
-            phase: &phase,
         };
-        let done = {
-            let steps = std::pin::pin!(run.steps(args));
-            match guard_future(steps).await {
-                Ok(done) => done,
-                Err(panic) => Done {
-                    input: Value::Null,
-                    args: None,
-                    state: State::failed(run.unforeseen_panic(panic)),
-                    warnings: Vec::new(),
-                },
+        let text;
+        let raw = match args {
+            Arguments::Text(arguments) => {
+                text = arguments;
+                RawArgs::Text(&text)
+            }
+            Arguments::Json(json) => RawArgs::Json(json),
+            Arguments::Refused(error) => RawArgs::Refused(error),
+        };
+        let (input, args) = match run.parse_arguments(raw) {
+            Ok(parsed) => parsed,
+            Err((input, error)) => {
+                return Prepared::Ended(run.conclude(input, None, State::failed(error), warnings));
             }
         };
-        let Done {
+        if run.cancelled() {
+            let state = State::failed(aborted_before_dispatch());
+            return Prepared::Ended(run.conclude(input, Some(args), state, warnings));
+        }
+        let denied = run.pre_execute(&input);
+        let ready = Ready {
+            run,
             input,
             args,
-            state,
+            warnings,
+        };
+        match denied {
+            None => Prepared::Ready(ready),
+            Some(denied) => Prepared::Ended(ready.finish(Err(denied))),
+        }
+    }
+}
+
+impl<T: Tool> Ready<'_, T> {
+    /// Steps 5–10 once step 4 (or a denial in step 3) has given its
+    /// result.
+    #[inline]
+    fn finish(self, executed: Result<T::Value, ErrorInfo>) -> ToolOutcome {
+        let Ready {
+            run,
+            input,
+            args,
             mut warnings,
-        } = done;
+        } = self;
+        let mut state = match executed {
+            Ok(typed) => {
+                let produced = run.check_value(typed);
+                run.project(&args, produced)
+            }
+            Err(error) => State::failed(error),
+        };
+        run.post_execute(&input, &args, &mut state);
+        run.spill(&mut state.result, &mut warnings);
+        run.conclude(input, Some(args), state, warnings)
+    }
+}
+
+impl<T: Tool> Run<'_, T> {
+    #[inline]
+    fn nested(&self) -> bool {
+        self.origin.is_nested()
+    }
+
+    /// Steps 9 and 10, and the outcome.
+    #[inline]
+    fn conclude(
+        self,
+        input: Value,
+        args: Option<T::Args>,
+        state: State<T::Value>,
+        mut warnings: Vec<String>,
+    ) -> ToolOutcome {
         let State {
             mut result,
             produced,
             error,
         } = state;
-        run.publish(&result, error.as_ref(), &mut warnings);
-        let (call_card, result_card) = run.draw_cards(args.as_ref(), input, &mut result);
+        self.publish(&result, error.as_ref(), &mut warnings);
+        let (call_card, result_card) = self.draw_cards(args.as_ref(), input, &mut result);
         if let Some(args) = args {
             discard(args);
         }
@@ -227,8 +319,8 @@ impl<T: Tool> Entry<T> {
             None => (None, None),
         };
         ToolOutcome {
-            call_id: id,
-            name,
+            call_id: self.id,
+            name: self.name,
             result,
             value,
             typed,
@@ -238,66 +330,11 @@ impl<T: Tool> Entry<T> {
             warnings,
         }
     }
-}
-
-impl<T: Tool> Run<'_, T> {
-    #[inline]
-    fn enter(&self, phase: Phase) {
-        self.phase.store(phase as u8, Ordering::Relaxed);
-    }
-
-    #[inline]
-    fn nested(&self) -> bool {
-        self.origin.is_nested()
-    }
-
-    /// Steps 2–8.
-    #[inline]
-    async fn steps(&self, raw: RawArgs<'_>) -> Done<T> {
-        let (input, args) = match self.parse_arguments(raw) {
-            Ok(parsed) => parsed,
-            Err((input, error)) => {
-                return Done {
-                    input,
-                    args: None,
-                    state: State::failed(error),
-                    warnings: Vec::new(),
-                };
-            }
-        };
-        if self.cancelled() {
-            return Done {
-                input,
-                args: Some(args),
-                state: State::failed(aborted_before_dispatch()),
-                warnings: Vec::new(),
-            };
-        }
-        let state = match self.pre_execute(&input) {
-            Some(denied) => State::failed(denied),
-            None => match self.execute(&args).await {
-                Ok(typed) => {
-                    let produced = self.check_value(typed);
-                    self.project(&args, produced)
-                }
-                Err(error) => State::failed(error),
-            },
-        };
-        let mut state = self.post_execute(&input, &args, state);
-        let warnings = self.spill(&mut state.result);
-        Done {
-            input,
-            args: Some(args),
-            state,
-            warnings,
-        }
-    }
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
     /// deserialize.
     #[inline]
     fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
-        self.enter(Phase::ParseArguments);
         read_arguments::<T>(&self.entry.compiled, raw, self.options.dialect)
     }
 
@@ -312,10 +349,9 @@ impl<T: Tool> Run<'_, T> {
     /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
     #[inline]
     fn pre_execute(&self, arguments: &Value) -> Option<ErrorInfo> {
-        self.enter(Phase::PreExecute);
         let view = PreExecute {
             tool: T::INFO.name,
-            call_id: self.id,
+            call_id: &self.id,
             arguments,
             nested: self.nested(),
         };
@@ -348,7 +384,6 @@ impl<T: Tool> Run<'_, T> {
     /// late result dropped.
     #[inline]
     async fn execute(&self, args: &T::Args) -> Result<T::Value, ErrorInfo> {
-        self.enter(Phase::Execute);
         let caller = self.options.cancel.as_ref();
         if caller.is_some_and(CancellationToken::is_cancelled) {
             return Err(aborted_before_dispatch());
@@ -366,18 +401,23 @@ impl<T: Tool> Run<'_, T> {
         } else {
             let cx = ToolContext::new(
                 self.registry,
-                self.id,
+                &self.id,
                 T::INFO.name,
                 self.nested(),
                 caller,
                 self.options.progress.as_ref(),
             );
-            let body = std::pin::pin!(self.entry.tool.execute(args, &cx));
-            let outcome = race(guard_future(body), timeout, caller).await;
+            // Dropped under a guard: after a timeout or cancellation, or when
+            // the call's future is dropped, it may still hold the tool's
+            // state, whose `Drop` is user code.
+            let slot = std::pin::pin!(Some(self.entry.tool.execute(args, &cx)));
+            let mut body = Guarded::new(slot);
+            let outcome = race(body.run(), timeout, caller).await;
             if !matches!(outcome, Raced::Done(_)) {
                 // Work the tool spawned with its token stops too.
                 cx.cancel_own();
             }
+            drop(body);
             outcome
         };
         match outcome {
@@ -449,7 +489,6 @@ impl<T: Tool> Run<'_, T> {
     /// never appear in a message (see [`crate::path`]).
     #[inline]
     fn check_value(&self, typed: T::Value) -> Result<Produced<T::Value>, ErrorInfo> {
-        self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
         let json = match guard(|| to_value_with(&typed, "value", keys)) {
             Ok(Ok(json)) => json,
@@ -475,7 +514,6 @@ impl<T: Tool> Run<'_, T> {
     /// schema, then typed.
     #[cold]
     fn check_replacement(&self, json: Value) -> Result<Produced<T::Value>, ErrorInfo> {
-        self.enter(Phase::CheckValue);
         let keys = Keys::Declared(&self.entry.compiled.output_names);
         if let Err(e) = check_value_with(&json, "value", keys) {
             drop_deep(json);
@@ -569,17 +607,25 @@ impl<T: Tool> Run<'_, T> {
     /// Step 7: each policy sees the previous decision applied. Denied calls
     /// come through too, as in the reference system.
     #[inline]
-    fn post_execute(
+    fn post_execute(&self, arguments: &Value, args: &T::Args, state: &mut State<T::Value>) {
+        if self.settings.post.is_empty() {
+            return;
+        }
+        let taken = std::mem::replace(state, State::empty());
+        *state = self.apply_post_policies(arguments, args, taken);
+    }
+
+    #[cold]
+    fn apply_post_policies(
         &self,
         arguments: &Value,
         args: &T::Args,
         mut state: State<T::Value>,
     ) -> State<T::Value> {
-        self.enter(Phase::PostExecute);
         for policy in &self.settings.post {
             let view = PostExecute {
                 tool: T::INFO.name,
-                call_id: self.id,
+                call_id: &self.id,
                 arguments,
                 nested: self.nested(),
                 result: &state.result,
@@ -609,7 +655,6 @@ impl<T: Tool> Run<'_, T> {
                     }
                     discard(state);
                     state = self.project(args, self.check_replacement(json));
-                    self.enter(Phase::PostExecute);
                     if state.error.is_some() {
                         return state;
                     }
@@ -626,14 +671,12 @@ impl<T: Tool> Run<'_, T> {
     /// Step 8: content over budget goes to the spill store (top-level
     /// successes only); a failed write keeps the content and warns.
     #[inline]
-    fn spill(&self, result: &mut ToolResult) -> Vec<String> {
-        self.enter(Phase::Spill);
-        let mut warnings = Vec::new();
+    fn spill(&self, result: &mut ToolResult, warnings: &mut Vec<String>) {
         if self.nested() || result.is_error {
-            return warnings;
+            return;
         }
         let budget = match T::INFO.spill {
-            SpillBudget::Never => return warnings,
+            SpillBudget::Never => return,
             SpillBudget::Default => self.settings.spill_budget,
             SpillBudget::Bytes(n) => n,
         };
@@ -642,13 +685,19 @@ impl<T: Tool> Run<'_, T> {
         {
             warnings.push(problem);
         }
-        warnings
     }
 
     /// Step 9: the result goes to the session log, when one is attached.
     #[inline]
     fn publish(&self, result: &ToolResult, error: Option<&ErrorInfo>, warnings: &mut Vec<String>) {
-        publish(self.settings, self.origin, self.id, result, error, warnings);
+        publish(
+            self.settings,
+            self.origin,
+            &self.id,
+            result,
+            error,
+            warnings,
+        );
     }
 
     /// Step 10: the call card and the result card, top-level calls only.
@@ -658,17 +707,21 @@ impl<T: Tool> Run<'_, T> {
         args: Option<&T::Args>,
         input: Value,
         result: &mut ToolResult,
-    ) -> (Option<CallCard>, Option<ResultCardSlot>) {
+    ) -> (Option<CallCardSlot>, Option<ResultCardSlot>) {
         if self.nested() {
             return (None, None);
         }
+        let kind = Some(T::INFO.kind);
         let Some(args) = args else {
-            let card = CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(input));
+            let card = CallCardSlot::generic(kind, input);
             return (Some(card), Some(ResultCardSlot::generic()));
         };
-        let call_card = draw_call_card::<T>(args, input);
+        let call_card = match guard(|| T::present_call(args)) {
+            Ok(Some(card)) => CallCardSlot::Drawn(Box::new(card)),
+            Ok(None) | Err(_) => CallCardSlot::generic(kind, input),
+        };
         let result_card = match draw_result_card::<T>(args, result) {
-            Some(card) => ResultCardSlot::Drawn(card),
+            Some(card) => ResultCardSlot::Drawn(Box::new(card)),
             None => ResultCardSlot::generic(),
         };
         (Some(call_card), Some(result_card))
@@ -688,25 +741,6 @@ impl<T: Tool> Run<'_, T> {
     #[cold]
     fn failed(&self, message: String) -> ErrorInfo {
         ErrorInfo::new(ErrorCode::ToolFailed, message)
-    }
-
-    /// A panic the step guards did not catch, as the error of the step it
-    /// happened in.
-    #[cold]
-    fn unforeseen_panic(&self, panic: String) -> ErrorInfo {
-        let name = T::INFO.name;
-        match Phase::of(self.phase.load(Ordering::Relaxed)) {
-            Phase::ParseArguments => self.failed(format!(
-                "tool \"{name}\" panicked while reading its arguments: {panic}"
-            )),
-            Phase::PreExecute | Phase::PostExecute => ErrorInfo::new(
-                ErrorCode::PolicyError,
-                format!("a policy panicked: {panic}"),
-            ),
-            Phase::Execute => self.failed(format!("tool \"{name}\" panicked: {panic}")),
-            Phase::CheckValue => self.invalid_output(&format!("a projection panicked: {panic}")),
-            Phase::Spill => self.failed(format!("spilling the content panicked: {panic}")),
-        }
     }
 }
 
