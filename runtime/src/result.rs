@@ -180,6 +180,20 @@ impl ToolOutcome {
         }
     }
 
+    /// The call card taken out of the outcome: a generic card not drawn
+    /// yet is drawn over the arguments the outcome keeps, without copying
+    /// them. (For the MCP server, which sends the card and drops the rest.)
+    #[cfg(feature = "mcp")]
+    pub(crate) fn take_call_card(&mut self) -> Option<CallCard> {
+        match self.call_card.take()? {
+            CallCardSlot::Drawn(card) => Some(*card),
+            CallCardSlot::Generic { kind, input, card } => Some(match card.into_inner() {
+                Some(card) => *card,
+                None => CallCard::generic(self.name.clone(), kind, Some(input)),
+            }),
+        }
+    }
+
     /// The result card, top-level calls only.
     pub fn result_card(&self) -> Option<&ResultCard> {
         match self.result_card.as_ref()? {

@@ -21,7 +21,7 @@ pub(crate) const ERROR_CODE: &str = "toolprism/errorCode";
 /// with the cards when `cards`.
 pub(crate) fn call_tool_result(
     definition: &ToolDefinition,
-    outcome: ToolOutcome,
+    mut outcome: ToolOutcome,
     protocol_version: &str,
     cards: bool,
 ) -> CallToolResult {
@@ -35,7 +35,7 @@ pub(crate) fn call_tool_result(
     }
     if cards {
         let call_card = outcome
-            .call_card()
+            .take_call_card()
             .and_then(|c| serde_json::to_value(c).ok());
         if let Some(card) = call_card {
             meta.insert(CALL_CARD.into(), card);
