@@ -22,7 +22,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum ErrorCode {
     /// No tool of that name is registered.
     UnknownTool,
-    /// The arguments are not JSON, break the input schema or do not deserialize.
+    /// The arguments are not JSON, are not lossless JSON (an object key
+    /// written twice, `-0.0`, nesting deeper than [`MAX_DEPTH`](crate::MAX_DEPTH)),
+    /// break the input schema or do not deserialize.
     InvalidArgs,
     /// The value, a projection or a replacement value broke the output contract.
     InvalidToolOutput,

@@ -71,6 +71,38 @@ impl<F> Drop for Guarded<'_, F> {
     }
 }
 
+/// A value of a user type kept across an await: dropped under a guard
+/// however it goes, taken out, or dropped with a future its caller drops.
+pub(crate) struct Held<T>(Option<T>);
+
+impl<T> Held<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Held(Some(value))
+    }
+
+    pub(crate) fn get(&self) -> &T {
+        match &self.0 {
+            Some(value) => value,
+            None => unreachable!("only `take`, which consumes the holder, empties it"),
+        }
+    }
+
+    pub(crate) fn take(mut self) -> T {
+        match self.0.take() {
+            Some(value) => value,
+            None => unreachable!("only `take`, which consumes the holder, empties it"),
+        }
+    }
+}
+
+impl<T> Drop for Held<T> {
+    fn drop(&mut self) {
+        if let Some(value) = self.0.take() {
+            discard(value);
+        }
+    }
+}
+
 /// At most `max` bytes of `s`, cut on a char boundary, with `…` when cut.
 pub(crate) fn cap(s: &str, max: usize) -> Cow<'_, str> {
     if s.len() <= max {

@@ -369,30 +369,37 @@ fn c1_a_panicking_value_drop_does_not_unwind() {
     assert_failure(&registry, &out, "INVALID_TOOL_OUTPUT");
 }
 
-/// Held by a body that never finishes: its `Drop` panics when the pipeline
-/// drops the unfinished body.
-struct PanicOnDrop;
+/// Arguments whose `Drop` panics: the pipeline's own copy and the one a
+/// body that never finishes keeps are dropped under guards, whenever and
+/// however the call ends.
+#[derive(Clone, Deserialize, JsonSchema)]
+struct DropBoomArgs {
+    n: i64,
+}
 
-impl Drop for PanicOnDrop {
+impl Drop for DropBoomArgs {
     fn drop(&mut self) {
-        panic!("body state drop boom")
+        panic!("args drop boom")
     }
 }
 
 struct SlowPanicDrop;
 
 impl Tool for SlowPanicDrop {
-    type Args = N;
+    type Args = DropBoomArgs;
     type Value = u32;
     type Meta = NoMeta;
-    const INFO: ToolInfo = ToolInfo::new("slow_drop", "A body whose state panics when dropped.");
-    async fn execute(&self, _: N, _: &ToolContext<'_>) -> Result<u32, ToolError> {
-        let held = PanicOnDrop;
+    const INFO: ToolInfo = ToolInfo::new("slow_drop", "Arguments that panic when dropped.");
+    async fn execute(&self, args: DropBoomArgs, _: &ToolContext<'_>) -> Result<u32, ToolError> {
+        if args.n == 0 {
+            std::mem::forget(args);
+            return Ok(0);
+        }
         tokio::time::sleep(Duration::from_secs(60)).await;
-        std::mem::forget(held);
+        std::mem::forget(args);
         Ok(1)
     }
-    fn render(_: &N, v: &u32) -> Vec<ContentBlock> {
+    fn render(_: &DropBoomArgs, v: &u32) -> Vec<ContentBlock> {
         vec![ContentBlock::text(v.to_string())]
     }
 }
@@ -401,16 +408,19 @@ impl Tool for SlowPanicDrop {
 fn c1_a_panicking_drop_of_an_unfinished_body_does_not_unwind() {
     let registry = hostile_registry().tool(SlowPanicDrop).build().unwrap();
     let rt = runtime();
-    let args = r#"{"n":1}"#;
-    // A timeout drops the body: still `TIMEOUT`.
+    let slow = r#"{"n":1}"#;
+    // A call that ends: the pipeline's copy of the arguments is dropped.
+    let out = call(&registry, "slow_drop", r#"{"n":0}"#);
+    assert!(!out.is_error(), "{out:?}");
+    // A timeout drops the body, which holds its arguments: still `TIMEOUT`.
     let options = CallOptions::new().with_timeout(Duration::from_millis(30));
-    let out = rt.block_on(registry.call_with(ToolCall::new("1", "slow_drop", args), &options));
+    let out = rt.block_on(registry.call_with(ToolCall::new("1", "slow_drop", slow), &options));
     assert_failure(&registry, &out, "TIMEOUT");
     // So does a cancellation: still `ABORTED`.
     let cancel = CancellationToken::new();
     let options = CallOptions::new().with_cancel(cancel.clone());
     let out = rt.block_on(async {
-        let call = registry.call_with(ToolCall::new("2", "slow_drop", args), &options);
+        let call = registry.call_with(ToolCall::new("2", "slow_drop", slow), &options);
         let canceller = async {
             tokio::time::sleep(Duration::from_millis(30)).await;
             cancel.cancel();
@@ -418,14 +428,15 @@ fn c1_a_panicking_drop_of_an_unfinished_body_does_not_unwind() {
         tokio::join!(call, canceller).0
     });
     assert_failure(&registry, &out, "ABORTED");
-    // And a caller that drops the call's future while the body waits.
+    // And a caller that drops the call's future while the body waits: both
+    // copies of the arguments go with it.
     rt.block_on(async {
         tokio::select! {
-            _ = registry.call(ToolCall::new("3", "slow_drop", args)) => panic!("the body never ends"),
+            _ = registry.call(ToolCall::new("3", "slow_drop", slow)) => panic!("the body never ends"),
             () = tokio::time::sleep(Duration::from_millis(30)) => {}
         }
     });
-    assert!(!call(&registry, "ok", args).is_error());
+    assert!(!call(&registry, "ok", r#"{"n":1}"#).is_error());
 }
 
 #[test]
@@ -551,6 +562,14 @@ fn c2_arguments_follow_the_lossless_rules() {
         &CallOptions::new(),
     ));
     assert_eq!(out.code().unwrap(), "INVALID_ARGS");
+    // A key written twice would reach the tool as one of its values while
+    // the policies and the log saw the text: refused.
+    let out = call(&registry, "ok", r#"{"n":1,"n":2}"#);
+    let message = assert_failure(&registry, &out, "INVALID_ARGS");
+    assert!(
+        message.contains("\"arguments.n\" repeats a key"),
+        "{message}"
+    );
 }
 
 // ---------------------------------------------------------------------------

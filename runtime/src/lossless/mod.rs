@@ -29,6 +29,7 @@
 //! ```
 
 mod key;
+pub(crate) mod parse;
 mod serializer;
 mod walk;
 

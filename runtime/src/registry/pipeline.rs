@@ -51,7 +51,8 @@ use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
 use crate::dialect::{Dialect, restore_arguments};
 use crate::error::{ErrorCode, ErrorInfo};
-use crate::guard::{Guarded, cap, discard, guard};
+use crate::guard::{Guarded, Held, cap, discard, guard};
+use crate::lossless::parse::{self, ReadError};
 use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
@@ -182,7 +183,8 @@ struct Ready<'a, T: Tool> {
     /// The arguments as JSON: what policies see and the generic call card
     /// shows.
     input: Value,
-    args: T::Args,
+    /// Dropped under a guard also when the caller drops the call's future.
+    args: Held<T::Args>,
     warnings: Vec<String>,
 }
 
@@ -202,7 +204,7 @@ impl<T: Tool> Entry<T> {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return outcome,
         };
-        let executed = ready.run.execute(&ready.args).await;
+        let executed = ready.run.execute(ready.args.get()).await;
         ready.finish(executed)
     }
 
@@ -252,7 +254,7 @@ impl<T: Tool> Entry<T> {
         let ready = Ready {
             run,
             input,
-            args,
+            args: Held::new(args),
             warnings,
         };
         match denied {
@@ -273,6 +275,7 @@ impl<T: Tool> Ready<'_, T> {
             args,
             mut warnings,
         } = self;
+        let args = args.take();
         let mut state = match executed {
             Ok(typed) => {
                 let produced = run.check_value(typed);
@@ -845,18 +848,17 @@ pub(crate) fn read_arguments<T: Tool>(
         RawArgs::Refused(error) => return Err((Value::String(too_deep_input()), error)),
         RawArgs::Json(json) => json,
         RawArgs::Text("") => Value::Object(Default::default()),
-        RawArgs::Text(text) => match serde_json::from_str::<Value>(text) {
-            Ok(json) => {
-                // The parser caps depth; `-0.0` is all left to check, and a
-                // text without a `-` cannot hold it (a SIMD `memchr`).
-                if memchr::memchr(b'-', text.as_bytes()).is_some()
-                    && let Err(e) = check_value_with(&json, "arguments", Keys::Shown)
-                {
-                    return Err((json, invalid_args(&e.to_string())));
-                }
-                json
+        // One pass: serde_json's parser (and its depth cap) under the
+        // lossless rules, so a key written twice or a `-0.0` is refused
+        // where it sits instead of reaching the tool changed.
+        RawArgs::Text(text) => match parse::from_str(text, "arguments") {
+            Ok(json) => json,
+            Err(ReadError::Lossless(e)) => {
+                // The card shows the text as sent: no JSON value holds it.
+                let input = Value::String(cap(text, 4096).into_owned());
+                return Err((input, invalid_args(&e.to_string())));
             }
-            Err(e) => {
+            Err(ReadError::Json(e)) => {
                 let detail = if nesting_exceeds(text, MAX_DEPTH) {
                     format!(
                         "\"arguments\" nests deeper than {MAX_DEPTH} levels of arrays and objects"
