@@ -107,13 +107,7 @@ fn sql_query_reads_the_database_under_the_root_or_the_one_named() {
     // The default: toolprism.sqlite under --root.
     build_customers(&dir.path().join("toolprism.sqlite"), 7).unwrap();
     let out = run_in(dir.path(), &["call", "sql_query", query, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        shown["value"]["rows"],
-        serde_json::json!([[7]]),
-        "{shown:#}"
-    );
+    assert_eq!(rows(&out), serde_json::json!([[7]]));
 
     // $TOOLPRISM_DATABASE names another file.
     let other = dir.path().join("other.db");
@@ -123,13 +117,15 @@ fn sql_query_reads_the_database_under_the_root_or_the_one_named() {
         &["call", "sql_query", query, "--json"],
         &[("TOOLPRISM_DATABASE", &other)],
     );
+    assert_eq!(rows(&out), serde_json::json!([[3]]));
+}
+
+/// The rows of a successful `call sql_query --json`.
+#[track_caller]
+fn rows(out: &Output) -> Value {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        shown["value"]["rows"],
-        serde_json::json!([[3]]),
-        "{shown:#}"
-    );
+    shown["value"]["rows"].clone()
 }
 
 #[test]

@@ -220,6 +220,18 @@ mod tests {
     }
 
     #[test]
+    fn json_100000_deep_is_refused_on_the_default_stack() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let read = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(move || matches!(from_str(&deep, "arguments"), Err(ReadError::Json(_))))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(read, "serde_json's depth cap must refuse it");
+    }
+
+    #[test]
     fn syntax_errors_and_depth_stay_serde_jsons() {
         for text in ["", "{", r#"{"a":1} x"#, r#"{"a":-0.0"#, &"[".repeat(200)] {
             match from_str(text, "arguments") {
