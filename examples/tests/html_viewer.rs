@@ -8,14 +8,12 @@
 //! is drawn with the showcase's tools registered (for their presenters
 //! only: replay runs nothing). The page's renderer knows none of them.
 
-#[path = "../../runtime/tests/html_support/mod.rs"]
-mod html_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use html_support::{Open, Step, browser, file_url};
+use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use serde_json::Value;
 use toolprism::Registry;
 use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};

@@ -46,57 +46,55 @@
 //! assert_eq!(out.result_card().unwrap().tag(), "generic");
 //! # });
 //! ```
+//!
+//! # Crates and features
+//!
+//! This crate is a facade: everything above comes from `toolprism-core`,
+//! re-exported here at the root, and each edge is a crate of its own
+//! behind a feature (all off by default):
+//!
+//! | feature | module | holds |
+//! |---|---|---|
+//! | `html` | [`html`] | cards and whole sessions as self-contained HTML pages (no extra dependency) |
+//! | `mcp` | [`mcp`] | a registry served over MCP, stdio and Streamable HTTP, on rmcp |
+//! | `cli` | [`cli`] | one command line (`list`, `schema`, `call`, `replay`, and `serve` with `mcp`) for any registry, on clap |
+//!
+//! The rules every part keeps (C1–C15, K1–K10 and the rules for
+//! transports and programs) are written in the repository's
+//! `docs/contract.md`, each with the tests that guard it.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
-// Lets `#[tool]` expansions name `::toolprism` inside this crate too.
-extern crate self as toolprism;
-
-pub mod card;
-#[cfg(feature = "cli")]
-pub mod cli;
-mod content;
-mod context;
-pub mod dialect;
-mod error;
-mod guard;
-#[cfg(feature = "html")]
-pub mod html;
-pub mod log;
-pub mod lossless;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-mod path;
-mod policy;
-mod registry;
-pub mod replay;
-mod result;
-pub mod schema;
-pub mod spill;
-pub mod testing;
-mod tool;
-
-pub use card::{CallCard, ResultCard, ToolKind};
-pub use content::{ContentBlock, content_text};
-pub use context::{NestedCalls, Progress, ToolContext};
-pub use error::{ErrorCode, ErrorInfo, ToolError};
-pub use lossless::MAX_DEPTH;
-pub use policy::{
-    PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
-};
-pub use registry::{
-    CallOptions, DEFAULT_SPILL_BUDGET, Registry, RegistryBuilder, RegistryError, ToolCall,
-};
-pub use result::{ToolOutcome, ToolResult};
-pub use tokio_util::sync::CancellationToken;
-pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
+#[doc(inline)]
+pub use toolprism_core::*;
 #[doc(inline)]
 pub use toolprism_macros::tool;
 
+#[cfg(feature = "html")]
+#[cfg_attr(docsrs, doc(cfg(feature = "html")))]
+#[doc(inline)]
+pub use toolprism_html as html;
+
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+#[doc(inline)]
+pub use toolprism_mcp as mcp;
+
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+#[doc(inline)]
+pub use toolprism_command as cli;
+
 #[doc(hidden)]
-pub mod __private;
+pub use toolprism_core::__private;
 
 /// The README's quickstart runs as a doctest, so it cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeQuickstart;
+
+/// The examples of the `#[tool]` attribute reference (in the macro crate,
+/// which cannot depend on this one), run as doctests of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../macros/doc/tool.md")]
+struct AttributeReference;

@@ -14,6 +14,8 @@
 //! short is done again on the next run.
 #![forbid(unsafe_code)]
 
+pub mod browser;
+
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,405 @@
+//! Draws cards as plain text for a terminal.
+//!
+//! This is UI code: it switches on the card's tag (the enum variant) and
+//! nothing else. It never names a tool, so any tool, present or future,
+//! that returns a card of a known tag is drawn right (DESIGN C8).
+//! Long bodies are cut to a few lines, and the cut is always said.
+//!
+//! Every text in a card is data: control characters (an escape sequence
+//! that would move the cursor or recolour the terminal, a carriage return
+//! that would overwrite a line) and the bidirectional overrides that make
+//! text read differently than it is are shown escaped (`\u{1b}`), never
+//! sent to the terminal as is.
+//!
+//! ```
+//! use toolprism::card::{ExitStatus, ResultCard, TerminalResult};
+//! use toolprism::cli::terminal::{Style, draw_result};
+//!
+//! let card = ResultCard::Terminal(TerminalResult {
+//!     title: Some("make".into()),
+//!     output: Some("\x1b[31mbuild failed\x1b[0m".into()),
+//!     status: Some(ExitStatus::Code(2)),
+//! });
+//! assert_eq!(
+//!     draw_result(&card, Style::default()),
+//!     "◀ [terminal] exit 2 ✗ · make\n  │ \\u{1b}[31mbuild failed\\u{1b}[0m"
+//! );
+//! ```
+
+use similar::{ChangeTag, TextDiff};
+
+use super::text::{clean, ellipsize, plural};
+use toolprism_core::card::{
+    CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, ReadResult,
+    ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, WebResult,
+};
+use toolprism_core::{ContentBlock, content_text};
+
+/// How much of a card to draw.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    /// Body lines drawn per card before `… N more lines`.
+    pub max_lines: usize,
+    /// Chars per line before `…`.
+    pub width: usize,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            max_lines: 8,
+            width: 100,
+        }
+    }
+}
+
+/// Lines being drawn, with the card's body capped.
+struct Canvas {
+    style: Style,
+    head: String,
+    body: Vec<String>,
+    hidden: usize,
+}
+
+impl Canvas {
+    fn new(style: Style, head: String) -> Self {
+        Canvas {
+            style,
+            head: ellipsize(&clean(&head), style.width.saturating_add(20)),
+            body: Vec::new(),
+            hidden: 0,
+        }
+    }
+
+    fn line(&mut self, text: impl AsRef<str>) {
+        if self.body.len() < self.style.max_lines {
+            self.body
+                .push(ellipsize(&clean(text.as_ref()), self.style.width));
+        } else {
+            self.hidden += 1;
+        }
+    }
+
+    fn text(&mut self, prefix: &str, text: &str) {
+        for line in text.lines() {
+            self.line(format!("{prefix}{line}"));
+        }
+    }
+
+    fn finish(self) -> String {
+        let mut out = self.head;
+        for line in self.body {
+            out.push_str("\n  │ ");
+            out.push_str(&line);
+        }
+        if self.hidden > 0 {
+            out.push_str(&format!(
+                "\n  │ … {}",
+                plural(self.hidden as u64, "more line", "more lines")
+            ));
+        }
+        out
+    }
+}
+
+/// A call card as text.
+pub fn draw_call(card: &CallCard, style: Style) -> String {
+    match card {
+        CallCard::Generic(GenericCall {
+            title,
+            kind,
+            raw_input,
+            content,
+            locations,
+        }) => {
+            let kind = kind
+                .map(|k| format!(" ({})", k.as_str()))
+                .unwrap_or_default();
+            let mut c = Canvas::new(style, format!("▶ [generic] {title}{kind}"));
+            if let Some(input) = raw_input {
+                c.line(format!("input: {input}"));
+            }
+            for location in locations.iter().flatten() {
+                match location.line {
+                    Some(line) => c.line(format!("at: {}:{line}", location.path)),
+                    None => c.line(format!("at: {}", location.path)),
+                }
+            }
+            if let Some(content) = content {
+                c.text("", &content_text(content));
+            }
+            c.finish()
+        }
+        CallCard::Terminal(TerminalCall {
+            title,
+            description,
+            cwd,
+        }) => {
+            let mut c = Canvas::new(style, format!("▶ [terminal] $ {title}"));
+            match (cwd, description) {
+                (Some(cwd), Some(d)) => c.line(format!("in {cwd} · {d}")),
+                (Some(cwd), None) => c.line(format!("in {cwd}")),
+                (None, Some(d)) => c.line(d),
+                (None, None) => {}
+            }
+            c.finish()
+        }
+        CallCard::Diff(DiffCall {
+            title,
+            diffs,
+            locations: _,
+        }) => {
+            let mut c = Canvas::new(style, format!("▶ [diff] {title}"));
+            diff_lines(&mut c, diffs);
+            c.finish()
+        }
+    }
+}
+
+/// A result card as text.
+pub fn draw_result(card: &ResultCard, style: Style) -> String {
+    match card {
+        ResultCard::Generic(GenericResult { title, content }) => {
+            let mut c = Canvas::new(
+                style,
+                format!("◀ [generic] {}", title.as_deref().unwrap_or("result")),
+            );
+            if let Some(content) = content {
+                for block in content {
+                    match block {
+                        ContentBlock::Text { text } => c.text("", text),
+                        ContentBlock::Image { mime_type, .. } => {
+                            c.line(format!("[{mime_type} image]"))
+                        }
+                    }
+                }
+            }
+            c.finish()
+        }
+        ResultCard::Terminal(TerminalResult {
+            title,
+            output,
+            status,
+        }) => {
+            let status = match status {
+                Some(ExitStatus::Code(0)) => "exit 0 ✓".to_owned(),
+                Some(ExitStatus::Code(code)) => format!("exit {code} ✗"),
+                Some(ExitStatus::Signal(signal)) => format!("killed by {signal} ✗"),
+                None => "still running".to_owned(),
+            };
+            let title = title
+                .as_deref()
+                .map(|t| format!(" · {t}"))
+                .unwrap_or_default();
+            let mut c = Canvas::new(style, format!("◀ [terminal] {status}{title}"));
+            if let Some(output) = output {
+                c.text("", output);
+            }
+            c.finish()
+        }
+        ResultCard::Diff(DiffResult { title, diffs }) => {
+            let mut c = Canvas::new(
+                style,
+                format!("◀ [diff] {}", title.as_deref().unwrap_or("changes")),
+            );
+            diff_lines(&mut c, diffs);
+            c.finish()
+        }
+        ResultCard::Search(search) => draw_search(search, style),
+        ResultCard::Read(ReadResult {
+            title: _,
+            path,
+            offset,
+            lines,
+            total_lines,
+            lang,
+            content,
+        }) => {
+            let last = offset + (lines.len() as u64).max(1) - 1;
+            let lang = lang
+                .as_deref()
+                .map(|l| format!(" · {l}"))
+                .unwrap_or_default();
+            let mut c = Canvas::new(
+                style,
+                format!("◀ [read] {path} · lines {offset}–{last} of {total_lines}{lang}"),
+            );
+            for line in lines {
+                c.line(format!("{:>5} │ {}", line.number, line.text));
+            }
+            if let Some(content) = content {
+                c.text("", content);
+            }
+            c.finish()
+        }
+        ResultCard::Web(WebResult::Fetch {
+            title: _,
+            url,
+            status_code,
+            truncated,
+        }) => {
+            let cut = if *truncated { " · truncated" } else { "" };
+            Canvas::new(
+                style,
+                format!("◀ [web] GET {url} → HTTP {status_code}{cut}"),
+            )
+            .finish()
+        }
+        ResultCard::Web(WebResult::Search {
+            title,
+            sources,
+            answer,
+            truncated,
+        }) => {
+            let cut = if *truncated { " · truncated" } else { "" };
+            let mut c = Canvas::new(
+                style,
+                format!(
+                    "◀ [web] search {} · {} sources{cut}",
+                    title.as_deref().unwrap_or(""),
+                    sources.len()
+                ),
+            );
+            if let Some(answer) = answer {
+                c.text("", answer);
+            }
+            for source in sources {
+                c.line(format!(
+                    "{} {}",
+                    source.url,
+                    source.title.as_deref().unwrap_or("")
+                ));
+            }
+            c.finish()
+        }
+    }
+}
+
+fn draw_search(search: &SearchResult, style: Style) -> String {
+    let shown = search.shape().shown();
+    let count = if search.truncated() {
+        format!("{shown} shown of {} · truncated", search.total())
+    } else {
+        format!("all {shown} shown")
+    };
+    let (shape, title) = match search.shape() {
+        SearchShape::Matches(_) => ("matches", search.title().unwrap_or("matches")),
+        SearchShape::Paths(_) => ("paths", search.title().unwrap_or("paths")),
+    };
+    let mut c = Canvas::new(style, format!("◀ [search/{shape}] {title} · {count}"));
+    match search.shape() {
+        SearchShape::Matches(files) => {
+            for file in files {
+                c.line(&file.path);
+                for m in &file.matches {
+                    c.line(format!("  {:>5}: {}", m.line_number, m.line));
+                }
+            }
+        }
+        SearchShape::Paths(paths) => {
+            for path in paths {
+                c.line(path);
+            }
+        }
+    }
+    c.finish()
+}
+
+/// How long one file diff may spend aligning lines.
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Each file diff as `-`/`+`/` ` lines.
+fn diff_lines(c: &mut Canvas, diffs: &[FileDiff]) {
+    for diff in diffs {
+        c.line(format!("@ {}", diff.path));
+        let old = diff.old_text.as_deref().unwrap_or("");
+        // A diff of hostile or huge texts gives up aligning after a while
+        // and shows a correct, longer diff: drawing a card never hangs.
+        let lines = TextDiff::configure()
+            .timeout(DIFF_TIMEOUT)
+            .diff_lines(old, diff.new_text.as_str());
+        for change in lines.iter_all_changes() {
+            let sign = match change.tag() {
+                ChangeTag::Delete => "-",
+                ChangeTag::Insert => "+",
+                ChangeTag::Equal => " ",
+            };
+            c.line(format!("{sign} {}", change.value().trim_end_matches('\n')));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolprism_core::card::{NumberedLine, SearchFile, SearchMatch};
+
+    #[test]
+    fn draws_each_tag_and_says_what_it_cut() {
+        let style = Style {
+            max_lines: 2,
+            width: 40,
+        };
+        let generic = ResultCard::generic(Some("t".into()), vec![ContentBlock::text("a\nb\nc\nd")]);
+        assert_eq!(
+            draw_result(&generic, style),
+            "◀ [generic] t\n  │ a\n  │ b\n  │ … 2 more lines"
+        );
+        let search = ResultCard::Search(
+            SearchResult::matches(
+                vec![SearchFile {
+                    path: "a.rs".into(),
+                    matches: vec![SearchMatch {
+                        line_number: 3,
+                        line: "x".into(),
+                    }],
+                }],
+                9,
+            )
+            .unwrap(),
+        );
+        let text = draw_result(&search, style);
+        assert!(
+            text.starts_with("◀ [search/matches] matches · 1 shown of 9 · truncated"),
+            "{text}"
+        );
+        let terminal = ResultCard::Terminal(TerminalResult {
+            title: Some("false".into()),
+            output: None,
+            status: Some(ExitStatus::Signal("SIGKILL".into())),
+        });
+        assert_eq!(
+            draw_result(&terminal, style),
+            "◀ [terminal] killed by SIGKILL ✗ · false"
+        );
+        let read = ResultCard::Read(ReadResult {
+            title: None,
+            path: "a.rs".into(),
+            offset: 4,
+            lines: vec![NumberedLine {
+                number: 4,
+                text: "fn x() {}".into(),
+            }],
+            total_lines: 10,
+            lang: Some("rust".into()),
+            content: None,
+        });
+        assert_eq!(
+            draw_result(&read, style),
+            "◀ [read] a.rs · lines 4–4 of 10 · rust\n  │     4 │ fn x() {}"
+        );
+        let diff = CallCard::Diff(DiffCall {
+            title: "Edit a".into(),
+            diffs: vec![FileDiff {
+                path: "a".into(),
+                old_text: Some("x\n".into()),
+                new_text: "y\n".into(),
+            }],
+            locations: None,
+        });
+        assert_eq!(
+            draw_call(&diff, Style::default()),
+            "▶ [diff] Edit a\n  │ @ a\n  │ - x\n  │ + y"
+        );
+    }
+}

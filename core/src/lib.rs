@@ -1,0 +1,50 @@
+//! The core of [toolprism](https://docs.rs/toolprism): the contract.
+//!
+//! Tools ([`Tool`]), the [`Registry`] and its pipeline, the card
+//! vocabulary ([`card`]), results, policies, schemas, lossless JSON
+//! ([`lossless`]), the session [`log`], [`replay`] and [`spill`], and the
+//! provider [`dialect`]s. It depends on no edge (MCP, HTML, the command
+//! line, Code Mode); the edges are crates of their own that depend on this
+//! one's public API only.
+//!
+//! Depend on `toolprism`, not on this crate: it re-exports everything here
+//! at its root, with `#[tool]` and each edge behind a feature. The rules
+//! this crate keeps are written in the repository's `docs/contract.md`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod card;
+mod content;
+mod context;
+pub mod dialect;
+mod error;
+mod guard;
+pub mod log;
+pub mod lossless;
+mod path;
+mod policy;
+mod registry;
+pub mod replay;
+mod result;
+pub mod schema;
+pub mod spill;
+pub mod testing;
+mod tool;
+
+pub use card::{CallCard, ResultCard, ToolKind};
+pub use content::{ContentBlock, content_text};
+pub use context::{NestedCalls, Progress, ToolContext};
+pub use error::{ErrorCode, ErrorInfo, ToolError};
+pub use lossless::MAX_DEPTH;
+pub use policy::{
+    PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
+};
+pub use registry::{
+    CallOptions, DEFAULT_SPILL_BUDGET, Registry, RegistryBuilder, RegistryError, ToolCall,
+};
+pub use result::{ToolOutcome, ToolResult};
+pub use tokio_util::sync::CancellationToken;
+pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
+
+#[doc(hidden)]
+pub mod __private;

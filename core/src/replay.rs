@@ -1,0 +1,622 @@
+//! Replay: a session log drawn again as cards, for UIs (DESIGN C13).
+//!
+//! A session log holds each call's name and raw arguments and each result's
+//! content, `isError`, error code and meta: everything a presenter may see,
+//! and never the value. Replay reads it back, matches each result to its
+//! call by `callId`, and draws the call card and the result card with the
+//! presenters registered **now** in a [`Registry`], through the same code
+//! that draws the live cards ([`Registry::present_call`],
+//! [`Registry::present_result`]). So a replayed card equals the live one,
+//! and a tool that changed its presenters shows its new cards for old calls.
+//!
+//! Nothing here can fail on a log's content:
+//!
+//! - a tool no longer registered, arguments or meta that no longer parse,
+//!   and a presenter that panics all give the generic card;
+//! - a torn or corrupt line, a result whose call is not in the log, a call
+//!   id used twice: each is reported as a [`ReplayProblem`] (line number and
+//!   reason) and replay goes on with the next line;
+//! - a call whose result never came (the session crashed while it ran) is
+//!   an entry with no result card.
+//!
+//! Two ways in: [`replay_log`] reads a whole log into [`Replayed`] (entries
+//! in call order, and problems); [`Replay`] streams a log of any size,
+//! yielding each entry as soon as its result is read.
+//!
+//! ```
+//! use toolprism::{ContentBlock, NoMeta, Registry, Tool, ToolCall, ToolContext, ToolError, ToolInfo};
+//! use toolprism::card::{CallCard, TerminalCall};
+//! use toolprism::log::SessionLog;
+//! use toolprism::replay::replay_log;
+//!
+//! #[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
+//! struct Args { command: String }
+//!
+//! struct Run;
+//! impl Tool for Run {
+//!     type Args = Args;
+//!     type Value = String;
+//!     type Meta = NoMeta;
+//!     const INFO: ToolInfo = ToolInfo::new("run", "Run a command.");
+//!     async fn execute(&self, args: Args, _: &ToolContext<'_>) -> Result<String, ToolError> {
+//!         Ok(format!("ran {}", args.command))
+//!     }
+//!     fn render(_: &Args, out: &String) -> Vec<ContentBlock> {
+//!         vec![ContentBlock::text(out)]
+//!     }
+//!     fn present_call(args: &Args) -> Option<CallCard> {
+//!         Some(CallCard::Terminal(TerminalCall { title: args.command.clone(), description: None, cwd: None }))
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("session.jsonl");
+//! let registry = Registry::builder()
+//!     .tool(Run)
+//!     .log(SessionLog::create(&path).unwrap())
+//!     .build()
+//!     .unwrap();
+//! let live = registry.call(ToolCall::new("c1", "run", r#"{"command":"ls"}"#)).await;
+//!
+//! // Later, maybe in another process: the log alone draws the same cards.
+//! let replayed = replay_log(&path, &registry).unwrap();
+//! assert!(replayed.problems.is_empty());
+//! let entry = &replayed.entries[0];
+//! assert_eq!((entry.call_id.as_str(), entry.name.as_str()), ("c1", "run"));
+//! assert_eq!(Some(&entry.call_card), live.call_card());
+//! assert_eq!(entry.result_card.as_ref(), live.result_card());
+//! assert_eq!(entry.content, [ContentBlock::text("ran ls")]);
+//!
+//! // With the tool gone, the same log still replays, as generic cards.
+//! let empty = Registry::builder().build().unwrap();
+//! let generic = replay_log(&path, &empty).unwrap();
+//! assert_eq!(generic.entries[0].call_card.tag(), "generic");
+//! # });
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::card::{CallCard, ResultCard};
+use crate::content::ContentBlock;
+use crate::dialect::Dialect;
+use crate::error::ErrorCode;
+use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+/// One call of a log with its cards, drawn again.
+///
+/// Serialized (camelCase) for a UI as
+/// `{callId, name, arguments, callCard, resultCard, content, isError, errorCode?, meta?, callLine, resultLine?, parentCallId?, nested?}`;
+/// `resultCard` is `null` for a call whose result never came.
+///
+/// Nested calls (`tool/nested-call` events: a program's calls, a tool
+/// calling another) are entries too, with `nested: true` and the calling
+/// tool's call id in `parentCallId`; they had no live cards and no meta, so
+/// their cards are drawn from their arguments and content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayedEntry {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name, as called.
+    pub name: String,
+    /// The raw arguments text, as the model sent it.
+    pub arguments: String,
+    /// The call card, drawn with the presenters registered now.
+    pub call_card: CallCard,
+    /// The result card, drawn with the presenters registered now; `None`
+    /// when the log holds no result for the call.
+    pub result_card: Option<ResultCard>,
+    /// What the model read; empty when there is no result.
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed; `false` when there is no result.
+    pub is_error: bool,
+    /// The error code of a failed call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<ErrorCode>,
+    /// The persisted meta, when the tool projected one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// The 1-based line of the `tool/call` event.
+    pub call_line: usize,
+    /// The 1-based line of the `tool/result` event, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_line: Option<usize>,
+    /// For a nested call made by a tool, that tool's call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_call_id: Option<String>,
+    /// Whether a program made this call (a nested call) rather than the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nested: bool,
+}
+
+impl ReplayedEntry {
+    /// Whether the log holds a result for this call.
+    pub fn has_result(&self) -> bool {
+        self.result_line.is_some()
+    }
+}
+
+/// What kind of problem replay skipped over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReplayProblemKind {
+    /// An event of a type this version does not know (a newer writer's):
+    /// skipped, with this note.
+    UnknownEvent,
+    /// The last line was cut short (a crash mid-write).
+    TornLine,
+    /// A line that is not a valid event.
+    CorruptLine,
+    /// A `tool/result` whose call does not come before it in the log.
+    ResultWithoutCall,
+    /// A second `tool/result` for a call that already has one.
+    DuplicateResult,
+    /// A `tool/call` whose id an earlier call already used.
+    DuplicateCallId,
+}
+
+impl ReplayProblemKind {
+    /// A few words naming the problem, for a reader: `"torn line"`,
+    /// `"corrupt line"`, `"result without call"`, …
+    ///
+    /// ```
+    /// use toolprism::replay::ReplayProblemKind;
+    /// assert_eq!(ReplayProblemKind::TornLine.label(), "torn line");
+    /// ```
+    pub fn label(self) -> &'static str {
+        match self {
+            ReplayProblemKind::TornLine => "torn line",
+            ReplayProblemKind::CorruptLine => "corrupt line",
+            ReplayProblemKind::ResultWithoutCall => "result without call",
+            ReplayProblemKind::DuplicateResult => "duplicate result",
+            ReplayProblemKind::DuplicateCallId => "duplicate call id",
+            ReplayProblemKind::UnknownEvent => "unknown event",
+        }
+    }
+}
+
+/// Something replay skipped over or worked around, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayProblem {
+    /// The 1-based line it was found at.
+    pub line: usize,
+    /// What kind of problem.
+    pub kind: ReplayProblemKind,
+    /// The call id involved, when the line could be read.
+    pub call_id: Option<String>,
+    /// What happened, in a sentence.
+    pub reason: String,
+}
+
+impl fmt::Display for ReplayProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+impl From<LogProblem> for ReplayProblem {
+    fn from(problem: LogProblem) -> Self {
+        ReplayProblem {
+            line: problem.line,
+            kind: match problem.kind {
+                LogProblemKind::Torn => ReplayProblemKind::TornLine,
+                LogProblemKind::UnknownEvent => ReplayProblemKind::UnknownEvent,
+                LogProblemKind::Corrupt => ReplayProblemKind::CorruptLine,
+            },
+            call_id: None,
+            reason: problem.reason,
+        }
+    }
+}
+
+/// One item of a [`Replay`] stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplayItem {
+    /// A call with its cards.
+    Entry(Box<ReplayedEntry>),
+    /// A problem replay skipped over.
+    Problem(ReplayProblem),
+}
+
+/// A whole log replayed: see [`replay_log`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Replayed {
+    /// Every call, in the order of the calls in the log.
+    pub entries: Vec<ReplayedEntry>,
+    /// Every problem, in the order found.
+    pub problems: Vec<ReplayProblem>,
+}
+
+/// Replays the log at `path` with `registry`'s presenters: every entry, in
+/// call order, and every problem. Only an I/O error (the file cannot be
+/// read) is an `Err`; see [`Replay`] to stream a log instead.
+pub fn replay_log(path: impl AsRef<Path>, registry: &Registry) -> io::Result<Replayed> {
+    Replay::open(path, registry)?.into_replayed()
+}
+
+/// A call read from the log, waiting for its result.
+struct OpenCall {
+    line: usize,
+    name: String,
+    arguments: String,
+    /// The dialect the arguments were sent in, when the log says.
+    dialect: Option<Dialect>,
+    /// `Some` for a nested call: its parent's id, when it has one.
+    nested: Option<Option<String>>,
+}
+
+/// What replay knows of a call id.
+enum Slot {
+    /// Its call is waiting for a result.
+    Open(OpenCall),
+    /// Its call (at the first line) got its result (at the second).
+    Answered(usize, usize),
+}
+
+/// Streams a log's replayed entries and problems.
+///
+/// Entries come out as soon as their result is read, so in the order the
+/// results were written (the completion order of parallel calls); calls
+/// with no result come out at the end, in call order. Sort by
+/// [`ReplayedEntry::call_line`] for call order, or use
+/// [`into_replayed`](Self::into_replayed), which does. Memory holds only the
+/// calls still waiting for a result and each call id seen (to report
+/// duplicates).
+///
+/// An I/O error is yielded once and ends the stream.
+///
+/// ```
+/// use toolprism::Registry;
+/// use toolprism::replay::{Replay, ReplayItem, ReplayProblemKind};
+///
+/// let log = concat!(
+///     r#"{"type":"tool/call","callId":"1","name":"gone","arguments":"{\"q\":1}"}"#, "\n",
+///     r#"{"type":"tool/result","callId":"1","content":[{"type":"text","text":"ok"}],"isError":false}"#, "\n",
+///     r#"{"type":"tool/result","callId":"2","content":[],"isError":false}"#, "\n",
+///     r#"{"type":"tool/call","callId":"3","name":"gone","argu"#,
+/// );
+/// let registry = Registry::builder().build().unwrap();
+/// let items: Vec<ReplayItem> = Replay::new(log.as_bytes(), &registry)
+///     .collect::<std::io::Result<_>>()
+///     .unwrap();
+/// let ReplayItem::Entry(entry) = &items[0] else { panic!() };
+/// assert_eq!(entry.call_card.tag(), "generic"); // "gone" is not registered
+/// assert_eq!(entry.result_line, Some(2));
+/// let ReplayItem::Problem(orphan) = &items[1] else { panic!() };
+/// assert_eq!((orphan.line, orphan.kind), (3, ReplayProblemKind::ResultWithoutCall));
+/// let ReplayItem::Problem(torn) = &items[2] else { panic!() };
+/// assert_eq!((torn.line, torn.kind), (4, ReplayProblemKind::TornLine));
+/// assert_eq!(items.len(), 3);
+/// ```
+pub struct Replay<'r, R = BufReader<File>> {
+    events: LogEvents<R>,
+    registry: &'r Registry,
+    /// Every call id seen: its call waiting for a result, or answered.
+    calls: HashMap<String, Slot>,
+    queue: VecDeque<ReplayItem>,
+    state: State,
+}
+
+impl<R> fmt::Debug for Replay<'_, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Replay")
+            .field("line", &self.events.line())
+            .field("call_ids", &self.calls.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Reading,
+    /// The end was reached and the calls with no result were queued.
+    Drained,
+}
+
+impl<'r> Replay<'r> {
+    /// Streams the log at `path`.
+    pub fn open(path: impl AsRef<Path>, registry: &'r Registry) -> io::Result<Self> {
+        let file = File::open(path)?;
+        Ok(Self::new(BufReader::with_capacity(1 << 16, file), registry))
+    }
+}
+
+impl<'r, R: BufRead> Replay<'r, R> {
+    /// Streams a log from any reader: a file, or bytes in memory (`&[u8]`),
+    /// which is what a benchmark of replay alone wants.
+    pub fn new(reader: R, registry: &'r Registry) -> Self {
+        Self::from_events(LogEvents::new(reader), registry)
+    }
+
+    /// Streams the events of an existing [`LogEvents`] reader.
+    pub fn from_events(events: LogEvents<R>, registry: &'r Registry) -> Self {
+        Replay {
+            events,
+            registry,
+            calls: HashMap::new(),
+            queue: VecDeque::new(),
+            state: State::Reading,
+        }
+    }
+
+    /// Reads the rest of the log: every entry, sorted in call order, and
+    /// every problem.
+    pub fn into_replayed(self) -> io::Result<Replayed> {
+        let mut replayed = Replayed::default();
+        for item in self {
+            match item? {
+                ReplayItem::Entry(entry) => replayed.entries.push(*entry),
+                ReplayItem::Problem(problem) => replayed.problems.push(problem),
+            }
+        }
+        // Stable, and close to sorted already: results mostly follow their calls.
+        replayed.entries.sort_by_key(|e| e.call_line);
+        Ok(replayed)
+    }
+
+    fn on_event(&mut self, line: usize, event: LogEvent) {
+        match event {
+            LogEvent::Call {
+                call_id,
+                name,
+                arguments,
+                dialect,
+            } => {
+                // A dialect this version does not know reads as canonical.
+                let dialect = dialect.and_then(|d| d.parse().ok());
+                self.on_call(line, call_id, name, arguments, dialect, None)
+            }
+            LogEvent::NestedCall {
+                call_id,
+                parent_call_id,
+                name,
+                arguments,
+            } => self.on_call(line, call_id, name, arguments, None, Some(parent_call_id)),
+            LogEvent::Result {
+                call_id,
+                content,
+                is_error,
+                error,
+                meta,
+            } => self.on_result(line, call_id, content, is_error, error, meta),
+            LogEvent::NestedResult {
+                call_id,
+                content,
+                is_error,
+                error,
+                ..
+            } => self.on_result(line, call_id, content, is_error, error, None),
+        }
+    }
+
+    fn on_result(
+        &mut self,
+        line: usize,
+        call_id: String,
+        content: Vec<ContentBlock>,
+        is_error: bool,
+        error: Option<PersistedError>,
+        meta: Option<Value>,
+    ) {
+        let call = match self.calls.get_mut(&call_id) {
+            Some(slot) => match std::mem::replace(slot, Slot::Answered(0, line)) {
+                Slot::Open(call) => {
+                    *slot = Slot::Answered(call.line, line);
+                    call
+                }
+                answered @ Slot::Answered(call_line, first) => {
+                    *slot = answered;
+                    return self.problem(
+                        line,
+                        ReplayProblemKind::DuplicateResult,
+                        &call_id,
+                        format!(
+                            "a second result for call id \"{}\", whose call at line {call_line} already got its result at line {first}; skipped",
+                            short(&call_id)
+                        ),
+                    );
+                }
+            },
+            None => {
+                return self.problem(
+                    line,
+                    ReplayProblemKind::ResultWithoutCall,
+                    &call_id,
+                    format!(
+                        "a result for call id \"{}\", but no call with that id comes before it; skipped",
+                        short(&call_id)
+                    ),
+                );
+            }
+        };
+        let result = ToolResult {
+            content,
+            is_error,
+            meta,
+        };
+        // The result's own copy of the id names the entry: no clone.
+        let entry = self.entry(call_id, call, Some((line, result, error.map(|e| e.code))));
+        self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
+    }
+
+    fn on_call(
+        &mut self,
+        line: usize,
+        call_id: String,
+        name: String,
+        arguments: String,
+        dialect: Option<Dialect>,
+        nested: Option<Option<String>>,
+    ) {
+        let call = OpenCall {
+            line,
+            name,
+            arguments,
+            dialect,
+            nested,
+        };
+        match self.calls.get_mut(&call_id) {
+            None => {
+                self.calls.insert(call_id, Slot::Open(call));
+            }
+            Some(slot) => match std::mem::replace(slot, Slot::Open(call)) {
+                Slot::Answered(first, answered_at) => self.problem(
+                    line,
+                    ReplayProblemKind::DuplicateCallId,
+                    &call_id,
+                    format!(
+                        "call id \"{}\" was already used by the call at line {first} (answered at line {answered_at}); this call is replayed on its own",
+                        short(&call_id)
+                    ),
+                ),
+                Slot::Open(earlier) => {
+                    self.problem(
+                        line,
+                        ReplayProblemKind::DuplicateCallId,
+                        &call_id,
+                        format!(
+                            "call id \"{}\" is used again before the call at line {} got a result; that call is replayed without a result, and the next result with this id goes to this call",
+                            short(&call_id),
+                            earlier.line
+                        ),
+                    );
+                    let entry = self.entry(call_id, earlier, None);
+                    self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
+                }
+            },
+        }
+    }
+
+    fn problem(&mut self, line: usize, kind: ReplayProblemKind, call_id: &str, reason: String) {
+        self.queue.push_back(ReplayItem::Problem(ReplayProblem {
+            line,
+            kind,
+            call_id: Some(call_id.to_owned()),
+            reason,
+        }));
+    }
+
+    /// Draws the cards of a call and, when there is one, its result.
+    fn entry(
+        &self,
+        call_id: String,
+        call: OpenCall,
+        result: Option<(usize, ToolResult, Option<ErrorCode>)>,
+    ) -> ReplayedEntry {
+        let (call_card, result_card, content, is_error, error_code, meta, result_line) =
+            match result {
+                Some((line, mut result, code)) => {
+                    let (call_card, result_card) = self.registry.present(
+                        &call.name,
+                        &call.arguments,
+                        call.dialect,
+                        Some(&mut result),
+                    );
+                    (
+                        call_card,
+                        result_card,
+                        result.content,
+                        result.is_error,
+                        code,
+                        result.meta,
+                        Some(line),
+                    )
+                }
+                None => (
+                    self.registry
+                        .present(&call.name, &call.arguments, call.dialect, None)
+                        .0,
+                    None,
+                    Vec::new(),
+                    false,
+                    None,
+                    None,
+                    None,
+                ),
+            };
+        ReplayedEntry {
+            call_id,
+            name: call.name,
+            arguments: call.arguments,
+            call_card,
+            result_card,
+            content,
+            is_error,
+            error_code,
+            meta,
+            call_line: call.line,
+            result_line,
+            nested: call.nested.is_some(),
+            parent_call_id: call.nested.flatten(),
+        }
+    }
+
+    /// Queues every call still waiting for a result, in call order.
+    fn drain_open(&mut self) {
+        let mut waiting: Vec<(String, OpenCall)> = self
+            .calls
+            .drain()
+            .filter_map(|(call_id, slot)| match slot {
+                Slot::Open(call) => Some((call_id, call)),
+                Slot::Answered(..) => None,
+            })
+            .collect();
+        waiting.sort_unstable_by_key(|(_, call)| call.line);
+        for (call_id, call) in waiting {
+            let entry = self.entry(call_id, call, None);
+            self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
+        }
+        self.state = State::Drained;
+    }
+}
+
+impl<R: BufRead> Iterator for Replay<'_, R> {
+    type Item = io::Result<ReplayItem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(Ok(item));
+            }
+            if self.state == State::Drained {
+                return None;
+            }
+            match self.events.next() {
+                Some(Ok(Ok(event))) => {
+                    let line = self.events.line();
+                    self.on_event(line, event);
+                }
+                Some(Ok(Err(problem))) => return Some(Ok(ReplayItem::Problem(problem.into()))),
+                Some(Err(e)) => {
+                    // An I/O error ends the stream; what is still open stays unreported.
+                    self.calls.clear();
+                    self.state = State::Drained;
+                    return Some(Err(e));
+                }
+                None => self.drain_open(),
+            }
+        }
+    }
+}
+
+/// A call id for a message: at most 80 bytes of it.
+fn short(id: &str) -> std::borrow::Cow<'_, str> {
+    if id.len() <= 80 {
+        return id.escape_debug().to_string().into();
+    }
+    let mut end = 80;
+    while !id.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", id[..end].escape_debug()).into()
+}

@@ -1,0 +1,315 @@
+//! What a call produces: the persisted [`ToolResult`] and the live
+//! [`ToolOutcome`].
+
+use std::any::Any;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::card::{CallCard, ResultCard, ToolKind};
+use crate::content::ContentBlock;
+use crate::error::{ErrorCode, ErrorInfo};
+
+/// What is persisted of a call, and all a presenter ever sees:
+/// `{content, isError, meta?}`. The value is never part of it.
+///
+/// `M` is the tool's meta type for presenters; the registry keeps
+/// `ToolResult<serde_json::Value>`.
+///
+/// ```
+/// use toolprism::{ContentBlock, ToolResult};
+/// let r: ToolResult = ToolResult::ok(vec![ContentBlock::text("done")]);
+/// assert_eq!(
+///     serde_json::to_string(&r).unwrap(),
+///     r#"{"content":[{"type":"text","text":"done"}],"isError":false}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", bound(deserialize = "M: Deserialize<'de>"))]
+pub struct ToolResult<M = serde_json::Value> {
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// Small replayable UI data from `presentation_meta`, top-level calls
+    /// only. A meta whose JSON is `null` (a unit struct, a `null` value) is
+    /// kept as `"meta":null` and read back as such: live and replayed cards
+    /// see the same meta.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub meta: Option<M>,
+}
+
+/// A field that is present is `Some`, even when its JSON is `null`; an
+/// absent field is `None` (through `#[serde(default)]`).
+pub(crate) fn present<'de, D, M>(deserializer: D) -> Result<Option<M>, D::Error>
+where
+    D: Deserializer<'de>,
+    M: Deserialize<'de>,
+{
+    M::deserialize(deserializer).map(Some)
+}
+
+impl<M> ToolResult<M> {
+    /// A successful result with no meta.
+    pub fn ok(content: Vec<ContentBlock>) -> Self {
+        ToolResult {
+            content,
+            is_error: false,
+            meta: None,
+        }
+    }
+
+    /// The error result the model reads: `Error: <message>`.
+    pub fn error(message: &str) -> Self {
+        ToolResult {
+            content: vec![ContentBlock::text(format!("Error: {message}"))],
+            is_error: true,
+            meta: None,
+        }
+    }
+}
+
+/// The live outcome of one call: the persisted [`ToolResult`], plus the
+/// validated value for successes, plus `{message, code}` for failures, plus
+/// the cards for top-level calls.
+///
+/// Serialized as `{callId, name, content, isError, meta?, value?, error?}`.
+pub struct ToolOutcome {
+    pub(crate) call_id: String,
+    pub(crate) name: String,
+    pub(crate) result: ToolResult,
+    pub(crate) value: Option<serde_json::Value>,
+    pub(crate) typed: Option<Box<dyn Any + Send + Sync>>,
+    pub(crate) error: Option<ErrorInfo>,
+    pub(crate) call_card: Option<CallCardSlot>,
+    pub(crate) result_card: Option<ResultCardSlot>,
+    pub(crate) warnings: Vec<String>,
+}
+
+impl fmt::Debug for ToolOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolOutcome")
+            .field("call_id", &self.call_id)
+            .field("name", &self.name)
+            .field("result", &self.result)
+            .field("value", &self.value)
+            .field("error", &self.error)
+            .field("call_card", &self.call_card())
+            .field("result_card", &self.result_card())
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolOutcome {
+    /// The call's id.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The tool's name as called.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What is persisted: content, isError, meta.
+    pub fn result(&self) -> &ToolResult {
+        &self.result
+    }
+
+    /// What the model reads.
+    pub fn content(&self) -> &[ContentBlock] {
+        &self.result.content
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.result.is_error
+    }
+
+    /// The meta, for top-level successes whose tool projects one.
+    pub fn meta(&self) -> Option<&serde_json::Value> {
+        self.result.meta.as_ref()
+    }
+
+    /// The validated canonical value as JSON, successes only.
+    pub fn value(&self) -> Option<&serde_json::Value> {
+        self.value.as_ref()
+    }
+
+    /// The canonical value as the tool's own type, when `V` is that type.
+    pub fn value_as<V: 'static>(&self) -> Option<&V> {
+        self.typed.as_ref()?.downcast_ref::<V>()
+    }
+
+    /// The error, failures only.
+    pub fn error(&self) -> Option<&ErrorInfo> {
+        self.error.as_ref()
+    }
+
+    /// The error code, failures only.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// let out = registry.call(toolprism::ToolCall::new("1", "missing", "")).await;
+    /// assert_eq!(out.code().unwrap(), "UNKNOWN_TOOL");
+    /// # });
+    /// ```
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.error.as_ref().map(|e| &e.code)
+    }
+
+    /// The call card, top-level calls only.
+    pub fn call_card(&self) -> Option<&CallCard> {
+        match self.call_card.as_ref()? {
+            CallCardSlot::Drawn(card) => Some(card),
+            CallCardSlot::Generic { kind, input, card } => Some(card.get_or_init(|| {
+                Box::new(CallCard::generic(
+                    self.name.clone(),
+                    *kind,
+                    Some(input.clone()),
+                ))
+            })),
+        }
+    }
+
+    /// The call card taken out of the outcome: a generic card not drawn
+    /// yet is drawn over the arguments the outcome keeps, without copying
+    /// them (for a transport that sends the card and drops the rest).
+    pub fn take_call_card(&mut self) -> Option<CallCard> {
+        match self.call_card.take()? {
+            CallCardSlot::Drawn(card) => Some(*card),
+            CallCardSlot::Generic { kind, input, card } => Some(match card.into_inner() {
+                Some(card) => *card,
+                None => CallCard::generic(self.name.clone(), kind, Some(input)),
+            }),
+        }
+    }
+
+    /// The result card, top-level calls only.
+    pub fn result_card(&self) -> Option<&ResultCard> {
+        match self.result_card.as_ref()? {
+            ResultCardSlot::Drawn(card) => Some(card),
+            ResultCardSlot::Generic(card) => Some(card.get_or_init(|| {
+                Box::new(ResultCard::generic(
+                    Some(self.name.clone()),
+                    self.result.content.clone(),
+                ))
+            })),
+        }
+    }
+
+    /// Problems that did not fail the call: a spill or a log write that
+    /// failed (the content was kept whole, the call's result stands).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Takes the persisted result, dropping the rest.
+    pub fn into_result(self) -> ToolResult {
+        self.result
+    }
+
+    /// The value as JSON, or the error.
+    pub fn into_value(self) -> Result<serde_json::Value, ErrorInfo> {
+        match (self.value, self.error) {
+            (Some(value), None) => Ok(value),
+            (_, Some(error)) => Err(error),
+            (None, None) => Err(ErrorInfo::new(
+                ErrorCode::ToolFailed,
+                "the call produced no value",
+            )),
+        }
+    }
+
+    /// The value as the tool's own type `V`, or the error.
+    pub fn into_typed<V: 'static>(self) -> Result<V, ErrorInfo> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        match self.typed.map(|b| b.downcast::<V>()) {
+            Some(Ok(v)) => Ok(*v),
+            _ => Err(ErrorInfo::new(
+                ErrorCode::ToolFailed,
+                format!(
+                    "tool \"{}\" does not return a `{}`",
+                    self.name,
+                    std::any::type_name::<V>()
+                ),
+            )),
+        }
+    }
+}
+
+impl Serialize for ToolOutcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("callId", &self.call_id)?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("content", &self.result.content)?;
+        map.serialize_entry("isError", &self.result.is_error)?;
+        if let Some(meta) = &self.result.meta {
+            map.serialize_entry("meta", meta)?;
+        }
+        if let Some(value) = &self.value {
+            map.serialize_entry("value", value)?;
+        }
+        if let Some(error) = &self.error {
+            map.serialize_entry("error", error)?;
+        }
+        map.end()
+    }
+}
+
+/// A top-level call's call card: drawn by the tool's `present_call`, or the
+/// generic card over the outcome's own name and the arguments, drawn the
+/// first time it is asked for. Most callers (an agent loop, a program) read
+/// the content only, and a card not drawn costs nothing but the arguments
+/// it keeps. Boxed, so the outcome stays small to move.
+pub(crate) enum CallCardSlot {
+    /// Drawn by `present_call`.
+    Drawn(Box<CallCard>),
+    /// The generic card, drawn on first access.
+    Generic {
+        kind: Option<ToolKind>,
+        /// The arguments as JSON, or as the raw text when they are not JSON.
+        input: serde_json::Value,
+        card: OnceLock<Box<CallCard>>,
+    },
+}
+
+impl CallCardSlot {
+    /// The generic card over `input`, not drawn yet.
+    pub(crate) fn generic(kind: Option<ToolKind>, input: serde_json::Value) -> Self {
+        CallCardSlot::Generic {
+            kind,
+            input,
+            card: OnceLock::new(),
+        }
+    }
+}
+
+/// A top-level call's result card: drawn by the tool's `present_result`, or
+/// the generic card over the outcome's own name and content, drawn the first
+/// time it is asked for (a copy of the content is its whole cost). Boxed,
+/// like the call card.
+pub(crate) enum ResultCardSlot {
+    /// Drawn by `present_result`.
+    Drawn(Box<ResultCard>),
+    /// The generic card, drawn on first access.
+    Generic(OnceLock<Box<ResultCard>>),
+}
+
+impl ResultCardSlot {
+    /// The generic card, not drawn yet.
+    pub(crate) fn generic() -> Self {
+        ResultCardSlot::Generic(OnceLock::new())
+    }
+}

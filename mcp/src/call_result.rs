@@ -1,0 +1,78 @@
+//! A call's [`ToolOutcome`] as an MCP `CallToolResult` (the mapping in the
+//! [module docs](super)).
+
+use rmcp::model::{CallToolResult, ContentBlock as McpContent, JsonObject, MetaObject};
+use serde_json::Value;
+
+use toolprism_core::dialect::mcp as dialect;
+use toolprism_core::{ContentBlock, ToolDefinition, ToolOutcome};
+
+/// `_meta` key of the presentation meta.
+pub(crate) const META: &str = "toolprism/meta";
+/// `_meta` key of the call card.
+pub(crate) const CALL_CARD: &str = "toolprism/callCard";
+/// `_meta` key of the result card.
+pub(crate) const RESULT_CARD: &str = "toolprism/resultCard";
+/// `_meta` key of the error code.
+pub(crate) const ERROR_CODE: &str = "toolprism/errorCode";
+
+/// The `tools/call` result of `outcome`, a call of `definition`, for a
+/// client whose protocol version the dialect knows as `protocol_version`;
+/// with the cards when `cards`.
+pub(crate) fn call_tool_result(
+    definition: &ToolDefinition,
+    mut outcome: ToolOutcome,
+    protocol_version: &str,
+    cards: bool,
+) -> CallToolResult {
+    let content = outcome.content().iter().map(content_block).collect();
+    let mut meta = JsonObject::new();
+    if let Some(presentation) = outcome.meta() {
+        meta.insert(META.into(), presentation.clone());
+    }
+    if let Some(code) = outcome.error().map(|e| e.code.as_str()) {
+        meta.insert(ERROR_CODE.into(), Value::String(code.to_owned()));
+    }
+    if cards {
+        let call_card = outcome
+            .take_call_card()
+            .and_then(|c| serde_json::to_value(c).ok());
+        if let Some(card) = call_card {
+            meta.insert(CALL_CARD.into(), card);
+        }
+        let result_card = outcome
+            .result_card()
+            .and_then(|c| serde_json::to_value(c).ok());
+        if let Some(card) = result_card {
+            meta.insert(RESULT_CARD.into(), card);
+        }
+    }
+    let is_error = outcome.is_error();
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        let mut result = CallToolResult::success(content);
+        // A success always has its value; `into_value` moves it out.
+        if let Ok(value) = outcome.into_value() {
+            result.structured_content = Some(dialect::structured_content(
+                definition,
+                value,
+                protocol_version,
+            ));
+        }
+        result
+    };
+    if !meta.is_empty() {
+        result.meta = Some(MetaObject(meta));
+    }
+    result
+}
+
+fn content_block(block: &ContentBlock) -> McpContent {
+    match block {
+        ContentBlock::Text { text } => McpContent::text(text.clone()),
+        ContentBlock::Image { mime_type, data } => {
+            McpContent::image(data.clone(), mime_type.clone())
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Serve a [`Registry`] to MCP clients (Claude Code, Claude Desktop, Cursor,
+//! any Model Context Protocol client) over stdio or Streamable HTTP.
+//!
+//! Behind the cargo feature `mcp`. [rmcp], the official Rust SDK, is
+//! the protocol engine: it negotiates versions, routes requests and
+//! cancellations, and serves HTTP sessions; this module maps the registry
+//! onto it and adds nothing to the wire that the contract does not need.
+//!
+//! ```no_run
+//! # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
+//! # #[derive(Clone, serde::Deserialize, schemars::JsonSchema)] struct A { n: i64 }
+//! # struct Double;
+//! # impl Tool for Double {
+//! #     type Args = A; type Value = i64; type Meta = NoMeta;
+//! #     const INFO: ToolInfo = ToolInfo::new("double", "Double n.");
+//! #     async fn execute(&self, a: A, _: &ToolContext<'_>) -> Result<i64, ToolError> { Ok(a.n * 2) }
+//! #     fn render(_: &A, v: &i64) -> Vec<ContentBlock> { vec![ContentBlock::text(v.to_string())] }
+//! # }
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> std::io::Result<()> {
+//!     let registry = toolprism::Registry::builder().tool(Double).build().unwrap();
+//!     // Until the client disconnects; only protocol messages go to stdout.
+//!     toolprism::mcp::serve_stdio(registry).await
+//! }
+//! ```
+//!
+//! Entry points: [`serve_stdio`]; [`serve_http`] on an address;
+//! [`McpServer`] for options (server name, instructions, message limit,
+//! [which clients get cards](McpServer::with_cards), [a session
+//! log](McpServer::with_log)) and for [`McpServer::http_service`], the tower service to mount in an HTTP
+//! server of your own; [`McpServer::serve_io`] for any byte stream pair.
+//!
+//! # The mapping
+//!
+//! The canonical definition and outcome go through the MCP dialect
+//! ([`toolprism_core::dialect::mcp`]); the keys under `_meta` are namespaced
+//! `toolprism/…`.
+//!
+//! | MCP | toolprism |
+//! |---|---|
+//! | `tools/list` entry | the dialect's projection of the [`ToolDefinition`](toolprism_core::ToolDefinition): name, title, description, input and output schema (`$schema` and non-standard `format`s removed), `annotations` with **all four hints sent explicitly** (MCP defaults `destructiveHint` and `openWorldHint` to true, toolprism to false), `_meta["toolprism/kind"]` = the [`ToolKind`](toolprism_core::ToolKind) |
+//! | output schema whose root is not an object | protocol versions before `2026-07-28` require an object root: the schema is wrapped as `{"type":"object","properties":{"value":<schema>},"required":["value"],"additionalProperties":false}` with `_meta["toolprism/wrapped"] = "value"`; from `2026-07-28` on it goes as is |
+//! | `tools/call` success | `content` = what `render` produced (text and image blocks), `structuredContent` = the validated value (`{"value": v}` where the schema was wrapped), `isError: false` |
+//! | | `_meta["toolprism/meta"]` = the presentation meta when there is one, on every result; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards, **only for a client that asked** (see [Cards](#cards)) |
+//! | `tools/call` failure (every toolprism error result: bad arguments, a failing or panicking tool, invalid output, denial, timeout, …) | `isError: true`, `content` = the model-facing message, `_meta["toolprism/errorCode"]` = the code (`INVALID_ARGS`, `TOOL_FAILED`, …) on every error result, the cards when asked for; **never `structuredContent`** (strict clients validate it even on errors) |
+//! | `initialize` with `capabilities.experimental["toolprism/cards"]` (any object), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the session's results carry the cards; the server's `initialize` answer declares the same experimental capability (unless [`Cards::Never`]) |
+//! | `tools/call` with `_meta["toolprism/cards"]` = `true` / `false` | this call's result carries the cards / does not, whatever the session declared (under [`Cards::Never`], never) |
+//! | a tool the registry does not hold | JSON-RPC error `-32602` (invalid params), as the specification says, naming the tools there are |
+//! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
+//! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
+//! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
+//!
+//! # Cards
+//!
+//! The call and result cards are for card-aware user interfaces. The
+//! clients most people run (Claude Code, Claude Desktop, Cursor, the MCP
+//! Inspector) show `content` and never read them, yet every client parses
+//! a response's whole `_meta`; rmcp's Rust client parses it once for each
+//! untagged result type it tries before `CallToolResult`, some 40 µs a
+//! response for a small call's two cards. Measured side by side
+//! (`cargo bench -p toolprism-benches --bench mcp_stdio`, one `echo` call
+//! at a time over stdio, rmcp's client, the sides in alternating rounds):
+//! a plain rmcp server 142.5 µs a round trip; toolprism without the cards
+//! 155.6 µs (1.09 times rmcp's), with them 200.5 µs (1.41). So by default
+//! ([`Cards::OnRequest`]) the cards go only to clients that ask, for their
+//! session through the experimental capability or for one call through
+//! `_meta` (the table above; details on [`Cards`]);
+//! [`McpServer::with_cards`] sends them always, or never. The
+//! presentation meta and the error code, small, are on every result, and
+//! the session log keeps the meta, from which a replay draws the cards
+//! again.
+//!
+//! Deliberate differences from MCP's suggestions: the text content is what
+//! `render` wrote for the model, not the serialized value (the value is in
+//! `structuredContent`, which every client of `2025-06-18` or later reads),
+//! and the call card carries the raw arguments, as in the session log.
+//!
+//! # Protocol versions
+//!
+//! rmcp negotiates: `initialize` sessions up to `2025-11-25`, and the
+//! per-request `_meta` lifecycle of `2026-07-28`. Each request is answered in
+//! the shape of its own version, so one server serves both at once.
+//!
+//! # Malformed input
+//!
+//! Every message that is not one gets a protocol error and the server goes
+//! on serving. Over stdio: not JSON (nested deeper than serde_json reads
+//! counts as not JSON) → `-32700`; JSON that is not a JSON-RPC message →
+//! `-32600`, with its id when it has one; a message over the limit
+//! ([`DEFAULT_MAX_MESSAGE_BYTES`], 4 MiB, see
+//! [`McpServer::with_max_message_bytes`]) → `-32600` with its id (a line over
+//! four times the limit is skipped unread, and answered without one); a
+//! notification nobody knows → nothing, as JSON-RPC wants. On any
+//! transport: a known method whose params do not parse (`tools/call`
+//! without a string `name`) → `-32602`; an unknown method → `-32601`. Over
+//! HTTP, rmcp answers before the message reaches the server: a body that is
+//! not a JSON-RPC message → `415`, one over the limit → `413`, a wrong
+//! `Accept` → `406`, another path than `/mcp` → `404`. Arguments that parse
+//! but break the tool's input schema (or nest deeper than the registry reads) are
+//! no protocol error: they are an `INVALID_ARGS` result the model can act on.
+//!
+//! # Stateless HTTP, several processes
+//!
+//! `2026-07-28` is stateless by design: every request carries its version
+//! and capabilities, so any server process can answer it. For older clients
+//! rmcp keeps a session per `initialize` in the process that answered it,
+//! unless the service runs **stateless** (`legacy_session_mode = false` in
+//! [`StreamableHttpServerConfig`]): then every POST is served on its own,
+//! the protocol version coming from the `MCP-Protocol-Version` header, no
+//! `Mcp-Session-Id` is issued, and nothing is kept between requests. Such
+//! processes can sit behind any HTTP load balancer (round robin, least
+//! connections; no sticky sessions) and serve the same tools:
+//!
+//! ```text
+//!                      ┌─► server A  (same registry, stateless)  ─► its own session log
+//! clients ─► balancer ─┤
+//!                      └─► server B  (same registry, stateless)  ─► its own session log
+//! ```
+//!
+//! What stateless mode gives up, for legacy clients only: server-to-client
+//! requests and notifications outside a request (none are used here), and
+//! `notifications/cancelled`, which arrives as a POST of its own that may
+//! reach another process (cancellation by closing the request's HTTP
+//! connection still works, and is how `2026-07-28` clients cancel).
+//! Progress notifications travel on the request's own SSE stream and keep
+//! working. Tools that keep state across calls (a database, files) must
+//! share it outside the processes, as behind any balancer; each process
+//! writes its own session log, with call ids that stay unique per process.
+//! The `Host` header is checked against loopback names by default; behind a
+//! balancer, list the public host names in `allowed_hosts`.
+//!
+//! # Logging
+//!
+//! stdout carries only protocol messages. rmcp reports through `tracing`;
+//! install a subscriber writing to stderr to see it. The session log is
+//! the registry's own ([`RegistryBuilder::log`](toolprism_core::RegistryBuilder::log)),
+//! which sees nested calls too, or one given to [`McpServer::with_log`] for
+//! a registry built without (the only thing this module ever prints, on
+//! stderr, is that log's first failed write).
+
+mod call_result;
+mod cards;
+mod handler;
+mod http;
+mod stdio;
+
+use std::io;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+pub use cards::Cards;
+pub use handler::{DEFAULT_MAX_MESSAGE_BYTES, McpServer};
+pub use http::{HttpService, MCP_PATH};
+/// The rmcp crate this module is built on, for the types its API names.
+pub use rmcp;
+pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+
+use toolprism_core::Registry;
+
+/// Serves `registry` over stdio (MCP's framing: one JSON-RPC message per
+/// line) until the client closes stdin. Only protocol messages are written
+/// to stdout.
+pub async fn serve_stdio(registry: Registry) -> io::Result<()> {
+    McpServer::new(registry).serve_stdio().await
+}
+
+/// Serves `registry` over Streamable HTTP at `http://<addr>/mcp`, with
+/// rmcp's default configuration (sessions for clients before `2026-07-28`,
+/// only loopback `Host` names accepted). Returns only if binding fails.
+pub async fn serve_http(registry: Registry, addr: impl ToSocketAddrs) -> io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    McpServer::new(registry)
+        .serve_http(listener, StreamableHttpServerConfig::default())
+        .await
+}
+
+impl McpServer {
+    /// Serves this server over stdio until the client closes stdin.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one client over a byte stream pair with MCP's stdio framing
+    /// (one JSON-RPC message per line), until `read` ends. A client that
+    /// leaves before `initialize` is a normal end, not an error.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        use rmcp::service::ServerInitializeError;
+        let transport = stdio::LineTransport::new(read, write, self.max_message_bytes());
+        let running = match rmcp::serve_server(self.for_new_session(), transport).await {
+            Ok(running) => running,
+            Err(ServerInitializeError::ConnectionClosed(_) | ServerInitializeError::Cancelled) => {
+                return Ok(());
+            }
+            Err(e) => return Err(io::Error::other(e)),
+        };
+        running.waiting().await.map_err(io::Error::other)?;
+        Ok(())
+    }
+}

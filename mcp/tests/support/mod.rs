@@ -1,0 +1,241 @@
+//! What the `mcp*` tests share: the test server process
+//! (`tests/support/server.rs`, built as the example `mcp_test_server`), the pinned Python `mcp` client, and
+//! readers for what they leave behind.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use toolprism_testkit::PythonEnv;
+
+/// The Python `mcp` client and everything it pulls in, pinned: `mcp` 2.3.0
+/// is the newest release and the first line (2.x) that speaks
+/// `2026-07-28`; with `mode="legacy"` the same client negotiates
+/// `2025-11-25` through `initialize`.
+pub(crate) const PYTHON_PACKAGES: &[&str] = &[
+    "mcp==2.3.0",
+    "mcp-types==2.3.0",
+    "annotated-types==0.8.0",
+    "anyio==4.16.0",
+    "attrs==26.1.0",
+    "cffi==2.1.1",
+    "click==8.5.1",
+    "cryptography==50.0.2",
+    "h11==0.16.0",
+    "httpcore2==2.16.2",
+    "httpx2==2.16.2",
+    "idna==3.20",
+    "jsonschema==4.26.0",
+    "jsonschema-specifications==2025.9.1",
+    "opentelemetry-api==1.45.2",
+    "pycparser==3.12",
+    "pydantic==2.14.4",
+    "pydantic_core==2.50.5",
+    "PyJWT==2.15.1",
+    "python-multipart==0.0.34",
+    "referencing==0.37.0",
+    "rpds-py==2026.9.1",
+    "sse-starlette==3.7.0",
+    "starlette==1.10.0",
+    "truststore==0.10.5",
+    "typing-inspection==0.4.5",
+    "typing_extensions==4.16.0",
+    "uvicorn==0.54.0",
+];
+
+/// The virtualenv holding [`PYTHON_PACKAGES`], made on first use.
+pub(crate) fn python() -> PythonEnv {
+    static ENV: OnceLock<PythonEnv> = OnceLock::new();
+    ENV.get_or_init(|| toolprism_testkit::python_env("mcp-client", PYTHON_PACKAGES))
+        .clone()
+}
+
+/// A script in `tests/support/`.
+pub(crate) fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(name)
+}
+
+/// The test server executable, built by `cargo test` with the examples;
+/// built here when missing or older than the library or its source (a run
+/// that named only some test targets).
+pub(crate) fn server_exe() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let test_exe = std::env::current_exe().expect("the test's own path");
+        // <target>/<profile>/deps/<test> → <target>/<profile>/examples/
+        let deps = test_exe
+            .parent()
+            .expect("tests run from <target>/<profile>/deps");
+        let profile_dir = deps
+            .parent()
+            .expect("tests run from <target>/<profile>/deps");
+        let exe = profile_dir.join("examples").join("mcp_test_server");
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/server.rs");
+        let newest_input = std::fs::read_dir(deps)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                (name.starts_with("libtoolprism_mcp-") || name.starts_with("libtoolprism_core-")) && name.ends_with(".rlib")
+            })
+            .map(|e| e.path())
+            .chain([source])
+            .filter_map(|p| p.metadata().and_then(|m| m.modified()).ok())
+            .max();
+        let built = exe.metadata().and_then(|m| m.modified()).ok();
+        let fresh = matches!((built, newest_input), (Some(b), Some(i)) if b >= i);
+        if !fresh {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let mut build = Command::new(cargo);
+            build.args([
+                "build",
+                "-p",
+                "toolprism-mcp",
+                "--example",
+                "mcp_test_server",
+            ]);
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                build.arg("--release");
+            }
+            if let Some(target) = profile_dir.parent() {
+                build.arg("--target-dir").arg(target);
+            }
+            let status = build.status().expect("run cargo to build the test server");
+            assert!(status.success(), "building mcp_test_server failed");
+        }
+        exe
+    })
+    .clone()
+}
+
+/// A test server process serving Streamable HTTP on a free loopback port;
+/// killed on drop.
+pub(crate) struct HttpServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    /// Starts the server with `extra` arguments after `--http 127.0.0.1:0`.
+    pub(crate) fn start(extra: &[&str]) -> HttpServer {
+        let mut child = Command::new(server_exe())
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the test server");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped stderr"));
+        let mut first = String::new();
+        lines
+            .read_line(&mut first)
+            .expect("read the server's stderr");
+        let url = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("the server did not announce its address: {first:?}"))
+            .to_owned();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut rest = String::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                match lines.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        rest.push_str(&String::from_utf8_lossy(&buf[..n]));
+                        *sink.lock().unwrap() = rest.clone();
+                    }
+                }
+            }
+        });
+        HttpServer { child, url, stderr }
+    }
+
+    /// The process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What the server wrote to stderr after its address.
+    pub(crate) fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Whether the process is still running.
+    pub(crate) fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a Python script of `tests/support/` with `args`; its stdout must be
+/// one JSON object.
+pub(crate) fn run_python(script_name: &str, args: &[&str]) -> Value {
+    let output = python()
+        .command([script(script_name).as_os_str()])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{script_name} {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        output.status
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("{script_name} did not print one JSON object ({e}):\n{stdout}\nstderr:\n{stderr}")
+    })
+}
+
+/// The events of a session log, waiting up to `timeout` until `until`
+/// holds for them (the server writes them as calls end).
+pub(crate) fn log_events(
+    path: &Path,
+    timeout: Duration,
+    until: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let events: Vec<Value> = std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        if until(&events) || Instant::now() >= deadline {
+            return events;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The resident set size of process `pid`, in KiB, from `/proc`.
+pub(crate) fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc status")
+}
