@@ -13,10 +13,10 @@ use super::terminal::{Style, draw_call, draw_result};
 use super::text::{clean, ellipsize, one_line, plural};
 use super::{Failure, Status};
 use toolprism_core::ContentBlock;
+use toolprism_core::ToolOutcome;
 use toolprism_core::dialect::Dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Registry, ToolCall};
-use toolprism_core::ToolOutcome;
 
 /// Options of `call`.
 #[derive(Debug, clap::Args)]
@@ -106,23 +106,17 @@ pub(crate) fn run(
         });
     }
 
-    let mut warnings = Vec::new();
-    if let Some(log) = &log
-        && let Err(e) = log.record_call_in(&call_id, &args.name, &arguments, args.dialect)
-    {
-        warnings.push(format!("--log: could not append tool/call: {e}"));
+    // The pipeline writes the call (and every call it makes) to the log;
+    // the command line never writes events itself (W1).
+    if let Some(log) = log {
+        options = options.with_log(log);
     }
     let call = ToolCall::new(call_id.clone(), args.name.clone(), arguments.clone());
     let outcome = runtime.block_on(registry.call_with(call, &options));
     if let Some(bar) = &bar {
         bar.lock().unwrap_or_else(PoisonError::into_inner).finish();
     }
-    if let Some(log) = &log
-        && let Err(e) = log.record_result(&call_id, outcome.result(), outcome.code())
-    {
-        warnings.push(format!("--log: could not append tool/result: {e}"));
-    }
-    warnings.extend(outcome.warnings().iter().cloned());
+    let warnings: Vec<String> = outcome.warnings().to_vec();
 
     if args.json {
         let mut object = serde_json::to_value(&outcome).map_err(io::Error::from)?;

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use super::{Failure, Status};
+use toolprism_core::Registry;
 use toolprism_core::log::SessionLog;
 use toolprism_mcp::{McpServer, StreamableHttpServerConfig};
-use toolprism_core::Registry;
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]

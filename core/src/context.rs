@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorInfo, ToolError};
+use crate::log::SessionLog;
 use crate::registry::{CallOptions, ProgressSink, Registry};
 use crate::tool::Tool;
 
@@ -44,6 +45,9 @@ pub struct ToolContext<'a> {
     /// a tool asks for it, and cancelled when the call times out.
     own: OnceLock<CancellationToken>,
     progress: Option<&'a ProgressSink>,
+    /// The log the caller gave this call, which its nested calls inherit
+    /// (without one, every call goes to the registry's own log).
+    log: Option<&'a SessionLog>,
     /// Numbers this call's nested calls, shared with its [`NestedCalls`].
     nested_ids: OnceLock<Arc<AtomicU64>>,
 }
@@ -67,6 +71,7 @@ impl<'a> ToolContext<'a> {
         nested: bool,
         caller: Option<&'a CancellationToken>,
         progress: Option<&'a ProgressSink>,
+        log: Option<&'a SessionLog>,
     ) -> Self {
         ToolContext {
             registry,
@@ -76,7 +81,18 @@ impl<'a> ToolContext<'a> {
             caller,
             own: OnceLock::new(),
             progress,
+            log,
             nested_ids: OnceLock::new(),
+        }
+    }
+
+    /// The options of a nested call: cancelled with this call, written to
+    /// this call's log.
+    fn nested_options(&self) -> CallOptions {
+        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        match self.log {
+            Some(log) => options.with_log(log.clone()),
+            None => options,
         }
     }
 
@@ -182,7 +198,7 @@ impl<'a> ToolContext<'a> {
     /// `<this call's id>:nested:<n>`, its cancellation follows this call's,
     /// and its error keeps its code, so `?` passes it on.
     pub async fn call_nested(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
-        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        let options = self.nested_options();
         self.registry
             .run_nested(
                 name,
@@ -199,7 +215,7 @@ impl<'a> ToolContext<'a> {
     /// [`call_nested`](Self::call_nested) to tool `T`, returning its value
     /// typed.
     pub async fn call_typed<T: Tool>(&self, arguments: Value) -> Result<T::Value, ToolError> {
-        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        let options = self.nested_options();
         self.registry
             .run_typed::<T>(arguments, &options, Some(self.call_id), self.next_id())
             .await
@@ -213,6 +229,7 @@ impl<'a> ToolContext<'a> {
             parent: Arc::from(self.call_id),
             ids: Arc::clone(self.nested_ids.get_or_init(Default::default)),
             cancel: self.cancellation().clone(),
+            log: self.log.cloned(),
         }
     }
 }
@@ -262,6 +279,7 @@ pub struct NestedCalls {
     parent: Arc<str>,
     ids: Arc<AtomicU64>,
     cancel: CancellationToken,
+    log: Option<SessionLog>,
 }
 
 impl fmt::Debug for NestedCalls {
@@ -279,6 +297,14 @@ impl NestedCalls {
         format!("{}:nested:{n}", self.parent)
     }
 
+    fn options(&self) -> CallOptions {
+        let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        match &self.log {
+            Some(log) => options.with_log(log.clone()),
+            None => options,
+        }
+    }
+
     /// The parent call's id.
     pub fn parent_call_id(&self) -> &str {
         &self.parent
@@ -286,7 +312,7 @@ impl NestedCalls {
 
     /// See [`ToolContext::call_nested`].
     pub async fn call_nested(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
-        let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        let options = self.options();
         self.registry
             .run_nested(
                 name,
@@ -302,7 +328,7 @@ impl NestedCalls {
 
     /// See [`ToolContext::call_typed`].
     pub async fn call_typed<T: Tool>(&self, arguments: Value) -> Result<T::Value, ToolError> {
-        let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        let options = self.options();
         self.registry
             .run_typed::<T>(arguments, &options, Some(&self.parent), self.next_id())
             .await

@@ -5,7 +5,6 @@
 //! error result and the registry serves the next.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -23,7 +22,7 @@ pub(crate) fn panic_message(payload: Box<dyn Any + Send>) -> String {
     // Dropping the payload runs user code too (a panic carrying a value
     // whose `Drop` panics): keep it from unwinding out.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    cap(&message, 500).into_owned()
+    crate::text::cap(&message, 500).into_owned()
 }
 
 /// Runs `f`, turning a panic into its message.
@@ -101,16 +100,4 @@ impl<T> Drop for Held<T> {
             discard(value);
         }
     }
-}
-
-/// At most `max` bytes of `s`, cut on a char boundary, with `…` when cut.
-pub(crate) fn cap(s: &str, max: usize) -> Cow<'_, str> {
-    if s.len() <= max {
-        return s.into();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end]).into()
 }

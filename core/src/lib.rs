@@ -13,9 +13,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod card;
 mod content;
 mod context;
+mod definition;
 pub mod dialect;
 mod error;
 mod guard;
@@ -29,11 +31,13 @@ mod result;
 pub mod schema;
 pub mod spill;
 pub mod testing;
+mod text;
 mod tool;
 
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
 pub use context::{NestedCalls, Progress, ToolContext};
+pub use definition::{SpillBudget, ToolAnnotations, ToolDefinition, ToolInfo};
 pub use error::{ErrorCode, ErrorInfo, ToolError};
 pub use lossless::MAX_DEPTH;
 pub use policy::{
@@ -44,7 +48,7 @@ pub use registry::{
 };
 pub use result::{ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{NoMeta, SpillBudget, Tool, ToolAnnotations, ToolDefinition, ToolInfo};
+pub use tool::{NoMeta, Tool};
 
 #[doc(hidden)]
 pub mod __private;

@@ -48,7 +48,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,13 +63,20 @@ use crate::result::ToolResult;
 /// skipped and reported, never buffered whole.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
-/// An append-only JSON Lines session log. `Send + Sync`: one log is shared
-/// by every call of a registry.
-#[derive(Debug)]
+/// An append-only JSON Lines session log. A cheap handle (an `Arc`
+/// inside): clones append to the same file under the same lock, so one log
+/// is shared by every call of a registry, and a caller can hand it to one
+/// call ([`CallOptions::with_log`](crate::CallOptions::with_log)).
+#[derive(Debug, Clone)]
 pub struct SessionLog {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     path: PathBuf,
     writer: Mutex<Writer>,
-    fsync: bool,
+    fsync: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -303,27 +311,35 @@ impl SessionLog {
         let mut file = options.open(&path)?;
         let torn = ends_torn(&mut file)?;
         Ok(SessionLog {
-            path,
-            writer: Mutex::new(Writer { file, torn }),
-            fsync: false,
+            inner: Arc::new(Inner {
+                path,
+                writer: Mutex::new(Writer { file, torn }),
+                fsync: AtomicBool::new(false),
+            }),
         })
     }
 
     /// Also syncs each event to disk (`fdatasync`) before the call returns:
     /// slower, but an event survives a power loss once its call returned.
-    pub fn with_fsync(mut self, fsync: bool) -> Self {
-        self.fsync = fsync;
+    /// (The setting is the log's, so every clone shares it.)
+    pub fn with_fsync(self, fsync: bool) -> Self {
+        self.inner.fsync.store(fsync, Ordering::Relaxed);
         self
     }
 
     /// Whether each event is synced to disk.
     pub fn fsyncs(&self) -> bool {
-        self.fsync
+        self.inner.fsync.load(Ordering::Relaxed)
     }
 
     /// The file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.inner.path
+    }
+
+    /// Whether two handles append to the same log.
+    pub fn same_log(&self, other: &SessionLog) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Appends a `tool/call` event.
@@ -411,7 +427,7 @@ impl SessionLog {
         line.push(b'\n');
         serde_json::to_writer(&mut line, event)?;
         line.push(b'\n');
-        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let mut writer = self.inner.writer.lock().unwrap_or_else(|p| p.into_inner());
         let bytes = if writer.torn { &line[..] } else { &line[1..] };
         // One `write_all` per event, under the lock: lines never interleave.
         if let Err(e) = writer.file.write_all(bytes) {
@@ -420,7 +436,7 @@ impl SessionLog {
             return Err(e);
         }
         writer.torn = false;
-        if self.fsync {
+        if self.fsyncs() {
             writer.file.sync_data()?;
         }
         Ok(())
@@ -631,7 +647,7 @@ impl<R: BufRead> Iterator for LogEvents<R> {
                         LogProblemKind::UnknownEvent,
                         format!(
                             "an event of type \"{}\", which this version does not know (a newer writer's); skipped",
-                            crate::guard::cap(&kind, 80).escape_debug()
+                            crate::text::cap(&kind, 80).escape_debug()
                         ),
                     ),
                     Err(Unread::Missing(field)) => problem(
@@ -821,7 +837,7 @@ mod tests {
             return;
         };
         assert!(log.record_event(&call("1")).is_err());
-        assert!(log.writer.lock().unwrap().torn);
+        assert!(log.inner.writer.lock().unwrap().torn);
     }
 
     #[cfg(unix)]

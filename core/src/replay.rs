@@ -614,9 +614,5 @@ fn short(id: &str) -> std::borrow::Cow<'_, str> {
     if id.len() <= 80 {
         return id.escape_debug().to_string().into();
     }
-    let mut end = 80;
-    while !id.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", id[..end].escape_debug()).into()
+    format!("{}…", crate::text::cut(id, 80).escape_debug()).into()
 }

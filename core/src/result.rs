@@ -184,13 +184,7 @@ impl ToolOutcome {
     /// yet is drawn over the arguments the outcome keeps, without copying
     /// them (for a transport that sends the card and drops the rest).
     pub fn take_call_card(&mut self) -> Option<CallCard> {
-        match self.call_card.take()? {
-            CallCardSlot::Drawn(card) => Some(*card),
-            CallCardSlot::Generic { kind, input, card } => Some(match card.into_inner() {
-                Some(card) => *card,
-                None => CallCard::generic(self.name.clone(), kind, Some(input)),
-            }),
-        }
+        Some(self.call_card.take()?.into_card(&self.name))
     }
 
     /// The result card, top-level calls only.
@@ -286,6 +280,18 @@ pub(crate) enum CallCardSlot {
 }
 
 impl CallCardSlot {
+    /// The card, drawn now if it was not yet (over the arguments it keeps,
+    /// without copying them).
+    pub(crate) fn into_card(self, name: &str) -> CallCard {
+        match self {
+            CallCardSlot::Drawn(card) => *card,
+            CallCardSlot::Generic { kind, input, card } => match card.into_inner() {
+                Some(card) => *card,
+                None => CallCard::generic(name, kind, Some(input)),
+            },
+        }
+    }
+
     /// The generic card over `input`, not drawn yet.
     pub(crate) fn generic(kind: Option<ToolKind>, input: serde_json::Value) -> Self {
         CallCardSlot::Generic {

@@ -16,10 +16,8 @@
 //! assert_eq!(output["required"], serde_json::json!(["count", "pages"]));
 //! ```
 
-use std::any::TypeId;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write;
-use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::Validator;
 use jsonschema::error::ValidationErrorKind;
@@ -28,8 +26,9 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
+use crate::definition::{ToolDefinition, ToolInfo};
 use crate::path::{JsonPath, Keys};
-use crate::tool::{Tool, ToolDefinition};
+use crate::text::push_capped;
 
 fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().with(|s| {
@@ -66,35 +65,21 @@ pub(crate) struct Compiled {
     pub(crate) output_names: BTreeSet<String>,
 }
 
-type Cache = Mutex<HashMap<TypeId, Arc<Compiled>>>;
-
-/// The compiled schemas of tool `T`, built on first use and shared by every
-/// registry afterwards.
-pub(crate) fn compiled<T: Tool>() -> Result<Arc<Compiled>, String> {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&TypeId::of::<T>())
-    {
-        return Ok(hit.clone());
-    }
-    let built = Arc::new(compile::<T>()?);
-    let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
-    Ok(guard.entry(TypeId::of::<T>()).or_insert(built).clone())
-}
-
-fn compile<T: Tool>() -> Result<Compiled, String> {
-    let info = T::INFO;
-    let input_schema = input_schema::<T::Args>();
-    let output_schema = output_schema::<T::Value>();
+/// A tool's schemas compiled: `input_schema` (of the arguments type named
+/// `args_type`) must have an object root, since a model always sends an
+/// object.
+pub(crate) fn compile(
+    info: &ToolInfo,
+    args_type: &str,
+    input_schema: Value,
+    output_schema: Value,
+) -> Result<Compiled, String> {
     let root_type = input_schema.get("type").and_then(Value::as_str);
     if root_type != Some("object") {
         return Err(format!(
             "tool \"{}\": the arguments type `{}` must be a struct or map (its input schema root is {}, but a model always sends a JSON object)",
             info.name,
-            std::any::type_name::<T::Args>(),
+            args_type,
             root_type.map_or_else(|| "untyped".to_owned(), |t| format!("`{t}`"))
         ));
     }
@@ -184,19 +169,6 @@ pub(crate) fn violations(
         let _ = write!(out, "; and {} more", count - MAX_VIOLATIONS);
     }
     Some(out)
-}
-
-fn push_capped(out: &mut String, s: &str, max: usize) {
-    if s.len() <= max {
-        out.push_str(s);
-    } else {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push_str(&s[..end]);
-        out.push('…');
-    }
 }
 
 /// The path of a violation, following `instance` to find each key's

@@ -291,18 +291,14 @@ fn preview(full: &str, budget: usize, path: &Path) -> String {
 fn line_cut(s: &str, at: usize, forward: bool) -> usize {
     let mut at = at.min(s.len());
     if forward {
-        while !s.is_char_boundary(at) {
-            at += 1;
-        }
+        at = s.ceil_char_boundary(at);
         let slack = (s.len() - at) / 4;
         match s[at..].find('\n') {
             Some(i) if i <= slack => at + i + 1,
             _ => at,
         }
     } else {
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
+        at = s.floor_char_boundary(at);
         let slack = at / 4;
         match s[..at].rfind('\n') {
             Some(i) if at - i <= slack => i + 1,

@@ -2,7 +2,7 @@
 //!
 //! `#[tool]` rejects projections whose signature or body visibly does I/O
 //! or depends on something besides its inputs (see the attribute reference
-//! on [`tool`](crate::tool), "What the compile-time checks cannot see"). That
+//! on `toolprism::tool`, "What the compile-time checks cannot see"). That
 //! check reads syntax, so it is best effort: a helper function in another
 //! module can still read a file, a `OnceLock` cache can still change between
 //! calls. [`check_projections`] covers the rest at run time, from a test:
@@ -111,14 +111,16 @@ use serde_json::{Value, json};
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
 use crate::context::ToolContext;
+use crate::definition::ToolInfo;
 use crate::error::ToolError;
 use crate::guard::guard;
 use crate::lossless::to_lossless_value;
 use crate::registry::Registry;
-use crate::registry::pipeline::{RawArgs, read_arguments, read_meta};
+use crate::registry::arguments::{Arguments, read_arguments};
+use crate::registry::compiled;
+use crate::registry::present::read_meta;
 use crate::result::ToolResult;
-use crate::schema::compiled;
-use crate::tool::{Tool, ToolInfo};
+use crate::tool::Tool;
 
 /// What [`check_projections`] observed, for further assertions.
 #[derive(Debug, Clone, PartialEq)]
@@ -505,7 +507,7 @@ fn check_result_card(
 /// deserialize), or `None` where it would draw the generic card.
 fn parse_args<T: Tool>(text: &str) -> Option<T::Args> {
     let compiled = compiled::<T>().ok()?;
-    read_arguments::<T>(&compiled, RawArgs::Text(text), None)
+    read_arguments::<T>(&compiled, Arguments::Text(text.into()), None)
         .ok()
         .map(|(_, args)| args)
 }
@@ -532,14 +534,7 @@ fn wrong_type(value: &Value) -> Value {
 /// JSON of a value, cut to a readable length.
 fn brief(value: &impl serde::Serialize) -> String {
     let text = serde_json::to_string(value).unwrap_or_else(|e| format!("<{e}>"));
-    if text.len() <= 200 {
-        return text;
-    }
-    let mut end = 200;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    crate::text::cap(&text, 200).into_owned()
 }
 
 /// Stands in for `T` in a registry: the same name, types and projections,

@@ -13,12 +13,12 @@ use super::text::{
     after_line, bytes, escape, escape_attr, escape_fmt, line_count, plural, says_timed_out,
     thousands,
 };
+use toolprism_core::ContentBlock;
 use toolprism_core::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, Location,
     ReadResult, ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, ToolKind,
     WebResult,
 };
-use toolprism_core::ContentBlock;
 
 /// A body of up to this many lines or rows is shown whole; a longer one
 /// shows its first rows and folds the rest under "N more …".

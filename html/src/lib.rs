@@ -74,8 +74,8 @@ use std::path::Path;
 
 pub use page::{Session, SessionCall, SessionCounts};
 
-use toolprism_core::card::{CallCard, ResultCard};
 use toolprism_core::Registry;
+use toolprism_core::card::{CallCard, ResultCard};
 use toolprism_core::replay::replay_log;
 
 /// The stylesheet the page embeds. Card fragments from [`call_card`] and

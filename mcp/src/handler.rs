@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 
 use super::call_result;
 use super::cards::{CARDS_KEY, Cards};
+use crate::sent::Sent;
 use toolprism_core::dialect::mcp as dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
@@ -61,7 +62,7 @@ pub struct McpServer {
     max_message_bytes: usize,
     cards: Cards,
     /// The session log of [`McpServer::with_log`].
-    log: Option<Arc<CallLog>>,
+    log: Option<SessionLog>,
     /// Prefixes the call ids of requests that carry no `Mcp-Session-Id`.
     session: Arc<str>,
 }
@@ -73,7 +74,7 @@ impl std::fmt::Debug for McpServer {
             .field("server_info", &self.info.server_info)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("cards", &self.cards)
-            .field("log", &self.log.as_ref().map(|l| l.log.path()))
+            .field("log", &self.log.as_ref().map(SessionLog::path))
             .field("session", &self.session)
             .finish_non_exhaustive()
     }
@@ -82,32 +83,13 @@ impl std::fmt::Debug for McpServer {
 /// What every clone shares: the registry and its two `tools/list` shapes.
 struct Shared {
     registry: Registry,
+    /// Whether a call's warning (a session log that could not be written)
+    /// has been reported on stderr: once per server, not per call.
+    warned: AtomicBool,
     /// `tools/list` for clients before 2026-07-28 (object-root output schemas).
     legacy: Arc<[McpTool]>,
     /// `tools/list` for 2026-07-28 and later.
     modern: Arc<[McpTool]>,
-}
-
-/// The session log of [`McpServer::with_log`], and whether a write to it
-/// has failed (reported once).
-struct CallLog {
-    log: SessionLog,
-    failed: AtomicBool,
-}
-
-impl CallLog {
-    /// Reports `result`'s failure on stderr, the first time only.
-    fn check(&self, event: &str, result: std::io::Result<()>) {
-        if let Err(e) = result
-            && !self.failed.swap(true, Ordering::Relaxed)
-        {
-            eprintln!(
-                "toolprism mcp: could not append {event} to the session log {}: {e} \
-                 (the calls are still answered; later failures are not reported)",
-                self.log.path().display()
-            );
-        }
-    }
 }
 
 /// A protocol version whose output roots must be objects, and the first
@@ -159,6 +141,7 @@ impl McpServer {
         let server = McpServer {
             shared: Arc::new(Shared {
                 registry,
+                warned: AtomicBool::new(false),
                 legacy,
                 modern,
             }),
@@ -214,23 +197,20 @@ impl McpServer {
         self
     }
 
-    /// Appends every `tools/call` this server answers to `log`, as a
-    /// registry with a [log of its own](toolprism_core::RegistryBuilder::log) does:
-    /// a `tool/call` event before the call runs, a `tool/result` after it
-    /// (content, error code and meta; never the value), under the call id
-    /// `<session>:<request id>` (see the [module docs](super)). For serving
-    /// a registry built without a log, such as one made by code you do not
-    /// control; `toolprism serve --log PATH` uses it.
-    ///
-    /// What it does not log: calls to a tool the registry does not hold
-    /// (a protocol error, never a call), and the nested calls a tool makes
-    /// through its [`ToolContext`](toolprism_core::ToolContext), which only a
-    /// registry's own log sees. A registry that has a log of its own and
-    /// is served with this one writes each call to both (to the same file,
-    /// twice, if both are the same path): give one or the other.
+    /// Writes every `tools/call` this server answers to `log`, with the
+    /// calls those tools make in turn (W1 in `docs/contract.md`: the
+    /// registry's pipeline writes it, never the server): `tool/call` before
+    /// the call runs, `tool/result` after (content, error code and meta;
+    /// never the value), under the call id `<session>:<request id>` (see
+    /// the [module docs](super)), nested calls as `tool/nested-call` and
+    /// `tool/nested-result`, and a call to a tool the registry does not
+    /// hold as an `UNKNOWN_TOOL` result (the client gets a protocol error).
+    /// The log replaces the registry's own for these calls
+    /// ([`CallOptions::with_log`]), so nothing is written twice.
+    /// `toolprism serve --log PATH` uses it.
     ///
     /// A failed write does not fail the call: the call is answered, and
-    /// the first failure is reported on stderr (later ones are not).
+    /// the outcome carries the warning.
     ///
     /// ```
     /// # use toolprism::{ContentBlock, NoMeta, Tool, ToolContext, ToolError, ToolInfo};
@@ -253,10 +233,7 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn with_log(mut self, log: SessionLog) -> Self {
-        self.log = Some(Arc::new(CallLog {
-            log,
-            failed: AtomicBool::new(false),
-        }));
+        self.log = Some(log);
         self
     }
 
@@ -331,24 +308,16 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let registry = &self.shared.registry;
-        let Some(definition) = registry.definition(&request.name) else {
-            return Err(unknown_tool(&request.name, registry));
-        };
         let version = context.protocol_version();
-        let arguments = match &request.arguments {
-            Some(arguments) => serde_json::to_string(arguments)
-                .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?,
-            None => String::new(),
-        };
-        let call_id = self.call_id(&context);
+        let call = ToolCall::new(
+            self.call_id(&context),
+            request.name.as_ref(),
+            arguments_as_sent(&request, &context)?,
+        );
+        let mut options = CallOptions::new().with_cancel(context.ct.clone());
         if let Some(log) = &self.log {
-            let logged = log
-                .log
-                .record_call_in(&call_id, &request.name, &arguments, None);
-            log.check("tool/call", logged);
+            options = options.with_log(log.clone());
         }
-        let call = ToolCall::new(call_id, request.name.as_ref(), arguments);
-        let options = CallOptions::new().with_cancel(context.ct.clone());
         let outcome = match context.meta.get_progress_token() {
             None => registry.call_with(call, &options).await,
             Some(token) => {
@@ -362,12 +331,23 @@ impl ServerHandler for McpServer {
                 forward_progress(call, received, token, &context.peer).await
             }
         };
-        if let Some(log) = &self.log {
-            let logged = log
-                .log
-                .record_result(outcome.call_id(), outcome.result(), outcome.code());
-            log.check("tool/result", logged);
+        if let Some(warning) = outcome.warnings().first()
+            && !self.shared.warned.swap(true, Ordering::Relaxed)
+        {
+            // stdout carries protocol messages only.
+            eprintln!(
+                "toolprism mcp: {warning} (the calls are still answered; later problems are not reported)"
+            );
         }
+        // Step 1 ran once, in the registry; an unknown tool is a protocol
+        // error for MCP (the registry has logged it as a result).
+        let definition = match outcome.code() {
+            Some(code) if *code == toolprism_core::ErrorCode::UnknownTool => None,
+            _ => registry.definition(outcome.name()),
+        };
+        let Some(definition) = definition else {
+            return Err(unknown_tool(&request.name, registry));
+        };
         Ok(CallToolResponse::from(call_result::call_tool_result(
             definition,
             outcome,
@@ -438,6 +418,27 @@ async fn forward_progress(
         notify(report).await;
     }
     outcome
+}
+
+/// The arguments' text as the client sent it, which the transport kept
+/// ([`Sent`]); for a transport that keeps none (rmcp's own), the parsed
+/// arguments written out again, the only text left.
+fn arguments_as_sent(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<String, ErrorData> {
+    let sent = context.extensions.get::<Sent>().or_else(|| {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Sent>())
+    });
+    match (sent, &request.arguments) {
+        (Some(sent), _) => Ok(sent.0.to_string()),
+        (None, Some(arguments)) => serde_json::to_string(arguments)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None)),
+        (None, None) => Ok(String::new()),
+    }
 }
 
 /// At most 64 bytes of `text`, cut on a char boundary, with `…` when cut.

@@ -1,15 +1,20 @@
-//! Streamable HTTP: rmcp's service for an [`McpServer`], and a small hyper
-//! loop that serves it at `/mcp` on a listener.
+//! Streamable HTTP: rmcp's service for an [`McpServer`] behind the body
+//! reader that keeps a call's arguments as sent, and a small hyper loop
+//! that serves it at `/mcp` on a listener.
 
 use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
-use hyper::body::Incoming;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
@@ -20,14 +25,106 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio::net::TcpListener;
 
 use super::McpServer;
+use crate::sent::{Sent, locate, with_placeholder};
 
 /// The path [`McpServer::serve_http`] serves MCP at.
 pub const MCP_PATH: &str = "/mcp";
 
+/// The response of an [`HttpService`].
+pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+
 /// The Streamable HTTP service of an [`McpServer`]: a tower service, so any
 /// HTTP server mounts it (for example axum's `Router::nest_service("/mcp",
 /// service)`).
-pub type HttpService = StreamableHttpService<McpServer, LocalSessionManager>;
+///
+/// It reads each request's body (up to the server's [message
+/// limit](McpServer::with_max_message_bytes); a larger one is `413`) before
+/// rmcp parses it, so that a `tools/call`'s arguments reach the registry as
+/// the client wrote them, under the same lossless rules as
+/// [`Registry::call`](toolprism_core::Registry::call) (a key written twice,
+/// `-0.0`, depth). Then rmcp's own service answers.
+#[derive(Clone)]
+pub struct HttpService {
+    rmcp: StreamableHttpService<McpServer, LocalSessionManager>,
+    max_message_bytes: usize,
+}
+
+impl fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpService")
+            .field("max_message_bytes", &self.max_message_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: fmt::Display + Send + Sync + std::error::Error + 'static,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let mut rmcp = self.rmcp.clone();
+        let limit = self.max_message_bytes;
+        Box::pin(async move {
+            let (mut parts, body) = request.into_parts();
+            let bytes = match Limited::new(body, limit).collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                    return Ok(plain(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!(
+                            "the request body is over this server's limit of {limit} bytes; send a smaller one\n"
+                        ),
+                    ));
+                }
+                Err(e) => {
+                    return Ok(plain(
+                        StatusCode::BAD_REQUEST,
+                        format!("the request body could not be read: {e}\n"),
+                    ));
+                }
+            };
+            let body = keep_arguments(&mut parts.extensions, bytes);
+            tower_service::Service::call(&mut rmcp, Request::from_parts(parts, Full::new(body)))
+                .await
+        })
+    }
+}
+
+/// A `tools/call` body's arguments as sent, put in the request's
+/// extensions; the body rmcp reads: as sent, or with `{}` in place of
+/// arguments that are what stops it from parsing.
+fn keep_arguments(extensions: &mut http::Extensions, bytes: Bytes) -> Bytes {
+    let Some((text, located)) = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|text| Some((text, locate(text)?)))
+    else {
+        return bytes;
+    };
+    let arguments = &text[located.arguments.clone()];
+    extensions.insert(Sent(arguments.into()));
+    // What rmcp's parser would refuse in them (a depth past its limit, a
+    // number no `f64` holds) would fail the whole message.
+    if serde_json::from_str::<serde_json::Value>(arguments).is_ok() {
+        return bytes;
+    }
+    Bytes::from(with_placeholder(text, located.arguments))
+}
+
+fn plain(status: StatusCode, text: String) -> HttpResponse {
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    *response.status_mut() = status;
+    response
+}
 
 impl McpServer {
     /// The Streamable HTTP service of this server, with rmcp's `config`
@@ -41,11 +138,14 @@ impl McpServer {
     pub fn http_service(&self, mut config: StreamableHttpServerConfig) -> HttpService {
         config.max_request_body_bytes = self.max_message_bytes();
         let server = self.clone();
-        StreamableHttpService::new(
-            move || Ok(server.for_new_session()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        HttpService {
+            rmcp: StreamableHttpService::new(
+                move || Ok(server.for_new_session()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            ),
+            max_message_bytes: self.max_message_bytes(),
+        }
     }
 
     /// Serves MCP over Streamable HTTP at [`/mcp`](MCP_PATH) on `listener`
@@ -100,9 +200,9 @@ impl McpServer {
     }
 }
 
-fn not_found() -> Response<BoxBody<Bytes, Infallible>> {
-    let body = http_body_util::Full::new(Bytes::from_static(b"Not Found: MCP is served at /mcp\n"));
-    let mut response = Response::new(body.boxed());
-    *response.status_mut() = StatusCode::NOT_FOUND;
-    response
+fn not_found() -> HttpResponse {
+    plain(
+        StatusCode::NOT_FOUND,
+        "Not Found: MCP is served at /mcp\n".to_owned(),
+    )
 }

@@ -142,6 +142,7 @@ mod call_result;
 mod cards;
 mod handler;
 mod http;
+mod sent;
 mod stdio;
 
 use std::io;
@@ -151,9 +152,12 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 
 pub use cards::Cards;
 pub use handler::{DEFAULT_MAX_MESSAGE_BYTES, McpServer};
-pub use http::{HttpService, MCP_PATH};
-/// The rmcp crate this module is built on, for the types its API names.
-pub use rmcp;
+pub use http::{HttpResponse, HttpService, MCP_PATH};
+/// rmcp's configuration of a Streamable HTTP service (sessions or
+/// stateless, allowed hosts and origins, keep-alive): the one rmcp type
+/// this crate's API names, re-exported so that a user needs no rmcp
+/// dependency of their own. It follows rmcp 3.x, which this crate is built
+/// on; a new rmcp major is a new major of this crate.
 pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 use toolprism_core::Registry;

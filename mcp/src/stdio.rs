@@ -13,6 +13,11 @@
 //! | over the message limit | `-32600` invalid request, with the `id` when the line is at most 4 times the limit |
 //! | blank, or with a UTF-8 byte order mark or `\r\n` | skipped, or read without them |
 //!
+//! A `tools/call` line carries the text of its arguments as sent
+//! ([`Sent`]), and one whose arguments are what stops it from parsing (too
+//! deep, a number no `f64` holds) is read with `{}` in their place, so the
+//! registry judges the arguments (see [`crate::sent`]).
+//!
 //! A line over 4 times the limit is skipped as it streams in, never held
 //! whole. Error answers are written by a task of their own, so a cancelled
 //! `receive` (rmcp polls it inside `select!`) can never tear one.
@@ -20,13 +25,17 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+
+use crate::sent::{Sent, locate, with_placeholder};
 
 /// How many times the message limit a line may reach and still be read
 /// whole, to answer with its id.
@@ -202,6 +211,30 @@ fn answer_to(line: &[u8], error: &serde_json::Error) -> Option<ServerJsonRpcMess
     ))
 }
 
+/// A line read as a client message; a `tools/call` carries its arguments'
+/// text as sent, and is read with `{}` in their place when they are what
+/// stops it from parsing.
+fn read_message(line: &[u8]) -> Result<ClientJsonRpcMessage, serde_json::Error> {
+    let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+    let Some((text, located)) = std::str::from_utf8(line)
+        .ok()
+        .and_then(|text| Some((text, locate(text)?)))
+    else {
+        return parsed;
+    };
+    let sent = Sent(text[located.arguments.clone()].into());
+    let mut message = match parsed {
+        Ok(message) => message,
+        Err(e) => {
+            serde_json::from_str(&with_placeholder(text, located.arguments)).map_err(|_| e)?
+        }
+    };
+    if let JsonRpcMessage::Request(request) = &mut message {
+        request.request.extensions_mut().insert(sent);
+    }
+    Ok(message)
+}
+
 /// Serializes `message` and writes it as one line, under the lock.
 async fn write_message<W: AsyncWrite + Unpin>(
     writer: &Mutex<W>,
@@ -250,7 +283,7 @@ where
                 self.too_large(bytes, id);
                 continue;
             }
-            let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+            let parsed = read_message(line);
             let answer = parsed.as_ref().err().and_then(|e| answer_to(line, e));
             self.release_line();
             match (parsed, answer) {

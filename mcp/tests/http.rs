@@ -13,8 +13,8 @@ mod support;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use support::{HttpServer, log_events, run_python};
 use serde_json::Value;
+use support::{HttpServer, log_events, run_python};
 
 #[test]
 fn twenty_sessions_make_a_thousand_calls() {
@@ -122,7 +122,7 @@ fn stateless_processes_behind_a_balancer_share_the_calls() {
     for version in ["2025-11-25", "2026-07-28"] {
         let run = &report[version];
         assert_eq!(run["protocol_version"], version, "{run:#}");
-        assert_eq!(run["tools"], 8);
+        assert_eq!(run["tools"], 9);
         assert_eq!(run["calls"], 60, "{run:#}");
         assert_eq!(run["wrong"], Value::Array(vec![]), "{run:#}");
         // Both processes answered, about half each.

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use support::server_exe;
 use serde_json::{Value, json};
+use support::server_exe;
 
 /// 2.12.0: the current release (1.x is deprecated); its client is
 /// `@modelcontextprotocol/client` 2.3.1, which negotiates `2025-11-25`.
@@ -60,7 +60,7 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
         String::from_utf8_lossy(&output.stderr)
     );
     let tools = list["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 8, "{list:#}");
+    assert_eq!(tools.len(), 9, "{list:#}");
     for tool in tools {
         assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
         assert_eq!(tool["annotations"]["destructiveHint"], false, "{tool:#}");

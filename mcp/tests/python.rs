@@ -12,8 +12,8 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use support::{HttpServer, log_events, run_python, server_exe};
 use serde_json::{Value, json};
+use support::{HttpServer, log_events, run_python, server_exe};
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -93,7 +93,7 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     assert_eq!(
         names,
         [
-            "echo", "fail", "slow", "numbers", "word", "picture", "whoami", "steps"
+            "echo", "fail", "slow", "numbers", "word", "picture", "whoami", "steps", "twice"
         ]
     );
     for tool in tools {
@@ -302,6 +302,18 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
         assert!(!request.is_empty(), "{id}");
         session_shape(session);
     }
-    // The unknown tool never reached the registry.
-    assert!(!events.iter().any(|e| e["name"] == "no_such_tool"));
+    // The unknown tool reached the registry, which logged it as a result
+    // (W1: the pipeline writes every call); the client got a protocol error.
+    let unknown = events
+        .iter()
+        .find(|e| e["type"] == "tool/call" && e["name"] == "no_such_tool")
+        .unwrap_or_else(|| panic!("the unknown tool's call is not in the log: {events:#?}"));
+    let unknown_result = events
+        .iter()
+        .find(|e| e["type"] == "tool/result" && e["callId"] == unknown["callId"])
+        .expect("the unknown tool's result is in the log");
+    assert_eq!(
+        unknown_result["error"]["code"], "UNKNOWN_TOOL",
+        "{unknown_result:#}"
+    );
 }

@@ -14,8 +14,8 @@ use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::{HttpServer, server_exe};
 use serde_json::{Value, json};
+use support::{HttpServer, server_exe};
 
 /// A stdio server with a reader thread turning its stdout into messages.
 struct StdioServer {
@@ -216,14 +216,28 @@ fn stdio_answers_every_malformed_line_and_keeps_serving() {
     assert!(error.get("id").is_none(), "{error}");
     still_serving(&mut server, 13);
 
-    // 100,000-deep arguments: deeper than serde_json reads, a parse error.
+    // 100,000-deep arguments: deeper than serde_json reads, yet the
+    // message is read around them and the registry refuses them as a
+    // result the model can act on, naming the rule (W2).
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     server.send(
         format!(r#"{{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":{deep}}}}}}}"#)
             .as_bytes(),
     );
-    let error = server.next();
-    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let response = server.next();
+    assert_eq!(response["id"], 14, "{response}");
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    assert_eq!(
+        response["result"]["_meta"]["toolprism/errorCode"], "INVALID_ARGS",
+        "{response}"
+    );
+    assert!(
+        response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("nests deeper than 127 levels"),
+        "{response}"
+    );
     // 100-deep arguments parse and reach the registry, which refuses them
     // as a result the model can act on.
     let nested = format!("{}1{}", "[".repeat(100), "]".repeat(100));
@@ -252,7 +266,7 @@ fn stdio_answers_every_malformed_line_and_keeps_serving() {
     server.send(&bom);
     let list = server.next();
     assert_eq!(list["id"], 17, "{list}");
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 9);
 }
 
 #[test]
@@ -577,12 +591,21 @@ fn stdio_server_log_records_each_call_without_its_value() {
     assert_eq!(fail["result"]["isError"], true, "{fail}");
     let unknown = server.call(4, "tools/call", json!({"name": "nope", "arguments": {}}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
-    // The result is logged before the response is written.
+    // The result is logged before the response is written; the unknown
+    // tool too, as an `UNKNOWN_TOOL` result (W1).
     let read = read_log(&path).unwrap();
     assert!(read.problems.is_empty(), "{:?}", read.problems);
-    let [call_1, result_1, call_2, result_2] = &read.events[..] else {
-        panic!("two call/result pairs, got {:#?}", read.events);
+    let [call_1, result_1, call_2, result_2, call_3, result_3] = &read.events[..] else {
+        panic!("three call/result pairs, got {:#?}", read.events);
     };
+    assert!(
+        matches!(call_3, LogEvent::Call { name, .. } if name == "nope"),
+        "{call_3:?}"
+    );
+    assert!(
+        matches!(result_3, LogEvent::Result { error: Some(e), .. } if e.code.as_str() == "UNKNOWN_TOOL"),
+        "{result_3:?}"
+    );
     let LogEvent::Call {
         call_id,
         name,
@@ -645,7 +668,6 @@ fn stdio_server_log_records_each_call_without_its_value() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.contains("\"len\""), "{text}");
     assert!(!text.contains("structuredContent"), "{text}");
-    assert!(!text.contains("nope"), "{text}");
 }
 
 /// A session log that cannot be written (`/dev/full`): every call is still
@@ -691,4 +713,145 @@ fn stdio_cards_for_a_2026_07_28_request_that_declares_the_capability() {
         });
         assert_eq!(has_cards(&echo_with_meta(&mut server, id, meta)), cards);
     }
+}
+
+/// The arguments' text as a client wrote it, each case refused by the
+/// registry's own reader (W2), and what its message must say.
+const LOSSLESS_CASES: [(&str, &str); 4] = [
+    (
+        r#"{"text":"a.txt","text":"nope.txt"}"#,
+        "\"arguments.text\" is given twice; send each key once",
+    ),
+    (r#"{"text":"x","n":-0.0}"#, "\"arguments.n\" is -0.0"),
+    (r#"{"text":1e999}"#, "\"arguments\" is not valid JSON"),
+    (
+        r#"{"text":"x","more":{"text":1,"text":2}}"#,
+        "\"arguments.more.text\" is given twice",
+    ),
+];
+
+/// The error result of a raw `tools/call` answer: its code and message.
+fn invalid_args_message(response: &Value) -> String {
+    let result = &response["result"];
+    assert_eq!(result["isError"], true, "{response}");
+    assert_eq!(
+        result["_meta"]["toolprism/errorCode"], "INVALID_ARGS",
+        "{response}"
+    );
+    result["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+/// W2 over stdio: the same text that `Registry::call` refuses is refused
+/// over the wire, read from the bytes the client sent (the protocol
+/// library's parsed map keeps the last duplicate and cannot show one).
+#[test]
+fn stdio_arguments_follow_the_lossless_rules_as_sent() {
+    let mut server = StdioServer::start();
+    initialize(&mut server);
+    for (id, (arguments, says)) in (20..).zip(LOSSLESS_CASES) {
+        server.send(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#)
+                .as_bytes(),
+        );
+        let response = server.next();
+        assert_eq!(response["id"], id, "{response}");
+        let message = invalid_args_message(&response);
+        assert!(message.contains(says), "{arguments} → {message}");
+        still_serving(&mut server, id + 100);
+    }
+}
+
+/// W2 over Streamable HTTP: the body is read before the protocol library
+/// parses it, so the same cases get the same answers.
+#[test]
+fn http_arguments_follow_the_lossless_rules_as_sent() {
+    let mut server = HttpServer::start(&["--stateless"]);
+    for (arguments, says) in LOSSLESS_CASES {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+        );
+        let (status, answer) = post(&server, "/mcp", "application/json", body.as_bytes());
+        assert_eq!(status, 200, "{answer}");
+        let data = answer
+            .lines()
+            .find_map(|line| line.strip_prefix("data: ").filter(|d| d.contains("result")))
+            .unwrap_or_else(|| panic!("no result event: {answer}"));
+        let response: Value = serde_json::from_str(data).unwrap();
+        let message = invalid_args_message(&response);
+        assert!(message.contains(says), "{arguments} → {message}");
+        assert!(server.is_running());
+        assert!(http_echo(&server).contains("echo: ok"));
+    }
+    // 100,000-deep arguments in a body: read around, refused as a result.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":{deep}}}}}}}"#
+    );
+    let (status, answer) = post(&server, "/mcp", "application/json", body.as_bytes());
+    assert_eq!(status, 200, "{}", &answer[..answer.len().min(300)]);
+    assert!(
+        answer.contains("INVALID_ARGS"),
+        "{}",
+        &answer[..answer.len().min(300)]
+    );
+    assert!(answer.contains("nests deeper than 127 levels"));
+    assert!(http_echo(&server).contains("echo: ok"));
+}
+
+/// W1 over MCP: the registry's pipeline writes the server's log, so the
+/// calls a tool makes in turn are in it, tied to their parent.
+#[test]
+fn stdio_server_log_holds_nested_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested.jsonl");
+    let mut server = StdioServer::start_with(&["--server-log", path.to_str().unwrap()]);
+    initialize(&mut server);
+    let twice = server.call(
+        2,
+        "tools/call",
+        json!({"name": "twice", "arguments": {"text": "hi"}}),
+    );
+    assert_eq!(twice["result"]["isError"], false, "{twice}");
+    let read = toolprism::log::read_log(&path).unwrap();
+    let kinds: Vec<String> = read
+        .events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "tool/call",
+            "tool/nested-call",
+            "tool/nested-result",
+            "tool/nested-call",
+            "tool/nested-result",
+            "tool/result"
+        ],
+        "{:#?}",
+        read.events
+    );
+    let events: Vec<Value> = read
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    let parent = events[0]["callId"].as_str().unwrap();
+    for nested in &events[1..5] {
+        assert_eq!(nested["parentCallId"], parent, "{nested}");
+        assert!(
+            nested["callId"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{parent}:nested:")),
+            "{nested}"
+        );
+    }
+    // Nothing of a value: echo's `len` never reaches the file.
+    assert!(!std::fs::read_to_string(&path).unwrap().contains("\"len\""));
 }

@@ -567,7 +567,7 @@ fn c2_arguments_follow_the_lossless_rules() {
     let out = call(&registry, "ok", r#"{"n":1,"n":2}"#);
     let message = assert_failure(&registry, &out, "INVALID_ARGS");
     assert!(
-        message.contains("\"arguments.n\" repeats a key"),
+        message.contains("\"arguments.n\" is given twice; send each key once"),
         "{message}"
     );
 }

@@ -1,19 +1,8 @@
-//! `#[tool(builtin)]`: each builtin tool submits a [`Builtin`] to
-//! `inventory`, and [`Registry::builtin`](crate::Registry::builtin) collects
-//! them, with no list kept by hand.
+//! `#[tool(builtin)]`: each builtin tool submits a `Builtin` to `inventory`
+//! (its registration, defined with the registry, which collects them), and
+//! the check that such a tool is `Default`.
 
 use crate::{RegistryBuilder, Tool};
-
-/// A `#[tool(builtin)]` tool, found by [`Registry::builtin`](crate::Registry::builtin).
-#[derive(Debug)]
-pub struct Builtin {
-    /// The tool's name.
-    pub name: &'static str,
-    /// Adds the tool, made with `Default`, to a builder.
-    pub register: fn(RegistryBuilder) -> RegistryBuilder,
-}
-
-inventory::collect!(Builtin);
 
 /// A `builtin` tool is made with `Default`.
 #[diagnostic::on_unimplemented(

@@ -1,4 +1,5 @@
-//! K6: a `#[tool]` impl checks its types once, at the user's type.
+//! K6: a `#[tool]` impl checks its types once, at the user's type, with
+//! the checks of [`crate::bounds`].
 //!
 //! The impl names its types through [`Checked`]:
 //!
@@ -16,11 +17,7 @@
 //! otherwise fail a second time. The tool type itself is checked the same
 //! way, in the impl's where clause.
 
-use super::bounds::{
-    ArgsClone, ArgsDeserialize, ArgsJsonSchema, ArgsThreadSafe, MetaDeserialize, MetaSerialize,
-    MetaThreadSafe, ToolThreadSafe, ValueDeserialize, ValueJsonSchema, ValueSerialize,
-    ValueThreadSafe,
-};
+pub use crate::bounds::{args, meta, tool, value};
 
 /// `T` itself; `OK` carries the result of a `check_*` call, so that a
 /// failed check makes the type an error instead of `T`.
@@ -36,23 +33,3 @@ impl<T: ?Sized, const OK: bool> Bounded<OK> for T {
 /// `T`, once `OK` (a `check_*` call) has type-checked.
 pub type Checked<T, const OK: bool> = <T as Bounded<OK>>::Type;
 
-/// Checks a tool's arguments type (`true` once it type-checks).
-pub const fn args<T: ArgsDeserialize + ArgsJsonSchema + ArgsClone + ArgsThreadSafe>() -> bool {
-    true
-}
-
-/// Checks a tool's value type.
-pub const fn value<T: ValueSerialize + ValueDeserialize + ValueJsonSchema + ValueThreadSafe>()
--> bool {
-    true
-}
-
-/// Checks a tool's meta type.
-pub const fn meta<T: MetaSerialize + MetaDeserialize + MetaThreadSafe>() -> bool {
-    true
-}
-
-/// Checks a tool type.
-pub const fn tool<T: ToolThreadSafe>() -> bool {
-    true
-}

@@ -6,10 +6,8 @@
 //! that it compiles whatever the user's `Cargo.toml` and prelude hold:
 //!
 //! - the crates it needs (`core`, `std`, `inventory`);
-//! - `bounds`: one trait per bound of a tool's types, each with the message
-//!   that names the derive to add;
 //! - `check`: the checks that report a missing bound once, at the user's
-//!   type;
+//!   type (the bounds themselves are the documented [`crate::bounds`]);
 //! - `params`: the checks that a projection's parameters are the tool's
 //!   own types;
 //! - `returns`: the checks of what `execute`, `render` and the presenters
@@ -19,7 +17,6 @@
 //! - `unchecked`: the stand-in types of the `Tool` impl emitted next to
 //!   `#[tool]`'s errors.
 
-mod bounds;
 mod builtin;
 pub mod check;
 mod doc;
@@ -31,12 +28,13 @@ pub use ::core;
 pub use ::inventory;
 pub use ::std;
 
-pub use bounds::{
+pub use crate::registry::builtin::Builtin;
+pub use crate::bounds::{
     ArgsClone, ArgsDeserialize, ArgsJsonSchema, ArgsThreadSafe, MetaDeserialize, MetaSerialize,
     MetaThreadSafe, ToolThreadSafe, ValueDeserialize, ValueJsonSchema, ValueSerialize,
     ValueThreadSafe,
 };
-pub use builtin::{Builtin, BuiltinDefault, register_builtin};
+pub use builtin::{BuiltinDefault, register_builtin};
 pub use doc::{doc_description, doc_text, doc_title};
 pub use params::{ArgsParam, ResultParam, ValueParam, args_param, result_param, value_param};
 pub use returns::{

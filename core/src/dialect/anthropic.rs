@@ -1,7 +1,7 @@
 //! Anthropic Messages API tools: the canonical schema as is, and the
 //! strict variant (strict tool use, grammar-constrained sampling).
 //!
-//! # `anthropic`: [`tool`]
+//! # `anthropic`
 //!
 //! `{name, description, input_schema}` (Anthropic API reference,
 //! *Messages → tools*: `input_schema` is JSON Schema 2020-12 with an
@@ -9,7 +9,7 @@
 //! [MCP](super::mcp) (no `$schema`, no schemars-only formats). Never
 //! refused (the object root is checked by [`definition`](super::definition)).
 //!
-//! # `anthropic-strict`: [`strict_tool`]
+//! # `anthropic-strict`
 //!
 //! `{name, description, input_schema, strict: true}`. Rules from
 //! Anthropic's *Structured outputs → JSON Schema limitations* and *Strict
@@ -51,12 +51,12 @@
 use serde_json::{Map, Value, json};
 
 use super::Projected;
-use super::openai::compact;
-use super::walk::{self, ANNOTATIONS, append_description, types};
+
+use super::walk::{self, ANNOTATIONS, append_description, compact, split_type_array, types};
 use crate::ToolDefinition;
 
 /// The string formats strict tool use supports.
-pub const STRICT_FORMATS: &[&str] = &[
+pub(crate) const STRICT_FORMATS: &[&str] = &[
     "date-time",
     "time",
     "date",
@@ -70,11 +70,11 @@ pub const STRICT_FORMATS: &[&str] = &[
 ];
 
 /// Strict tools per request.
-pub const MAX_STRICT_TOOLS: usize = 20;
+pub(crate) const MAX_STRICT_TOOLS: usize = 20;
 /// Optional parameters across all strict tools of a request.
-pub const MAX_OPTIONAL: usize = 24;
+pub(crate) const MAX_OPTIONAL: usize = 24;
 /// Parameters with union types across all strict tools of a request.
-pub const MAX_UNIONS: usize = 16;
+pub(crate) const MAX_UNIONS: usize = 16;
 
 /// Refused outright in strict mode.
 const REFUSED: &[&str] = &[
@@ -95,7 +95,7 @@ const REFUSED: &[&str] = &[
 ];
 
 /// The `anthropic` tool: the canonical schema, cleaned.
-pub fn tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let schema = walk::clean(&def.input_schema).map_err(|e| vec![e.message()])?;
     Ok(Projected::new(
         json!({"name": def.name, "description": def.description, "input_schema": schema}),
@@ -104,7 +104,7 @@ pub fn tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
 }
 
 /// The `anthropic-strict` tool, or every reason it cannot be expressed.
-pub fn strict_tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn strict_tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let (schema, notes) = strict_schema(&def.input_schema)?;
     Ok(Projected::new(
         json!({"name": def.name, "description": def.description, "input_schema": schema, "strict": true}),
@@ -113,7 +113,7 @@ pub fn strict_tool(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
 }
 
 /// The strict view of an input schema and its notes.
-pub fn strict_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
+pub(crate) fn strict_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
     let original = walk::clean(input_schema).map_err(|e| vec![e.message()])?;
     if walk::is_recursive(&original).map_err(|e| vec![e.message()])? {
         return Err(vec![
@@ -169,7 +169,7 @@ pub fn strict_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<S
 }
 
 /// Optional parameters and parameters with union types in a strict view.
-pub fn count(schema: &Value) -> (usize, usize) {
+pub(crate) fn count(schema: &Value) -> (usize, usize) {
     let mut optional = 0;
     let mut unions = 0;
     let mut copy = schema.clone();
@@ -223,89 +223,6 @@ struct Cx<'a> {
     root: &'a Value,
     reasons: Vec<String>,
     moved: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-/// Keywords that belong to one JSON type (moved into that type's branch
-/// when a type array is split).
-pub(crate) fn keyword_type(k: &str) -> Option<&'static str> {
-    Some(match k {
-        "minLength" | "maxLength" | "pattern" | "contentEncoding" | "contentMediaType" => "string",
-        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
-        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains"
-        | "additionalItems" | "unevaluatedItems" => "array",
-        "properties"
-        | "required"
-        | "additionalProperties"
-        | "patternProperties"
-        | "minProperties"
-        | "maxProperties"
-        | "propertyNames"
-        | "unevaluatedProperties"
-        | "dependentRequired"
-        | "dependentSchemas" => "object",
-        _ => return None,
-    })
-}
-
-fn value_type_is(v: &Value, t: &str) -> bool {
-    match v {
-        Value::Null => t == "null",
-        Value::Bool(_) => t == "boolean",
-        Value::Number(n) => t == "number" || (t == "integer" && (n.is_i64() || n.is_u64())),
-        Value::String(_) => t == "string",
-        Value::Array(_) => t == "array",
-        Value::Object(_) => t == "object",
-    }
-}
-
-/// `{"type": [A, B], …}` as `{"anyOf": [{"type": A, …A's keywords}, {"type": B, …}], …annotations}`.
-pub(crate) fn split_type_array(node: &mut Map<String, Value>) {
-    let Some(Value::Array(ts)) = node.get("type").cloned() else {
-        return;
-    };
-    let ts: Vec<String> = ts
-        .iter()
-        .filter_map(|t| t.as_str().map(str::to_owned))
-        .collect();
-    if ts.len() == 1 {
-        node.insert("type".into(), ts[0].clone().into());
-        return;
-    }
-    node.remove("type");
-    let mut branches = Vec::new();
-    for t in &ts {
-        let mut b = Map::new();
-        b.insert("type".into(), t.clone().into());
-        for (k, v) in node.iter() {
-            if ANNOTATIONS.contains(&k.as_str()) {
-                continue;
-            }
-            let applies = match keyword_type(k) {
-                Some("number") => t == "number" || t == "integer",
-                Some(kt) => kt == t,
-                None => k == "format" && t != "null",
-            };
-            if applies {
-                b.insert(k.clone(), v.clone());
-            }
-        }
-        if let Some(Value::Array(e)) = node.get("enum") {
-            let vals: Vec<Value> = e.iter().filter(|v| value_type_is(v, t)).cloned().collect();
-            if vals.is_empty() {
-                continue;
-            }
-            b.insert("enum".into(), Value::Array(vals));
-        }
-        if let Some(c) = node.get("const") {
-            if !value_type_is(c, t) {
-                continue;
-            }
-            b.insert("const".into(), c.clone());
-        }
-        branches.push(Value::Object(b));
-    }
-    node.retain(|k, _| ANNOTATIONS.contains(&k.as_str()));
-    node.insert("anyOf".into(), Value::Array(branches));
 }
 
 impl Cx<'_> {

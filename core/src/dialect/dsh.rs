@@ -53,13 +53,13 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::Projected;
-use super::anthropic::split_type_array;
-use super::openai::compact;
+use super::walk::compact;
+use super::walk::split_type_array;
 use super::walk::{self, append_description, disjoint, types};
 use crate::ToolDefinition;
 
 /// The subset's types.
-pub const TYPES: &[&str] = &[
+pub(crate) const TYPES: &[&str] = &[
     "object", "array", "string", "number", "integer", "boolean", "null",
 ];
 
@@ -95,7 +95,7 @@ const LOOSENED: &[&str] = &[
 ];
 
 /// The DSH definition: both schemas in the subset, or every violation.
-pub fn definition(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn definition(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let input = schema(&def.input_schema);
     let output = schema(&def.output_schema);
     match (input, output) {
@@ -123,7 +123,7 @@ pub fn definition(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
 }
 
 /// One schema in the subset and its notes, or every violation.
-pub fn schema(canonical: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
+pub(crate) fn schema(canonical: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
     let cleaned = walk::clean(canonical).map_err(|e| vec![e.message()])?;
     if walk::is_recursive(&cleaned).map_err(|e| vec![e.message()])? {
         return Err(vec![
@@ -389,7 +389,7 @@ fn type_correct(v: &Value, t: &str) -> bool {
 
 /// Every way `schema` breaks the subset's rules (empty: it is in the
 /// subset). Iterative, so hostile depth cannot overflow the stack.
-pub fn check(schema: &Value) -> Vec<String> {
+pub(crate) fn check(schema: &Value) -> Vec<String> {
     const ALLOWED: &[&str] = &[
         "type",
         "oneOf",

@@ -2,7 +2,7 @@
 //! arguments as JSON Schema (`parametersJsonSchema`), or, for models and
 //! clients that only take the OpenAPI subset, as `parameters`.
 //!
-//! # `gemini`: [`declaration`]
+//! # `gemini`
 //!
 //! `{name, description, parametersJsonSchema}` (Gemini API reference,
 //! *FunctionDeclaration*: `parametersJsonSchema` is JSON Schema with an
@@ -32,7 +32,7 @@
 //!   properties only (`children: Vec<Self>` without a default) is refused,
 //!   with the fix in the message.
 //!
-//! # `gemini-openapi`: [`openapi_declaration`]
+//! # `gemini-openapi`
 //!
 //! `{name, description, parameters}` with `parameters` in the OpenAPI 3.0
 //! subset Gemini's `Schema` object takes (Gemini API reference,
@@ -68,7 +68,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::Projected;
-use super::openai::compact;
+use super::walk::compact;
 use super::walk::{self, ANNOTATIONS, append_description, types};
 use crate::ToolDefinition;
 
@@ -97,7 +97,7 @@ const JSON_SUPPORTED: &[&str] = &[
 ];
 
 /// The `gemini` declaration (`parametersJsonSchema`).
-pub fn declaration(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn declaration(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let (schema, notes) = json_schema(&def.input_schema)?;
     Ok(Projected::new(
         json!({"name": def.name, "description": def.description, "parametersJsonSchema": schema}),
@@ -106,7 +106,7 @@ pub fn declaration(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
 }
 
 /// The `gemini-openapi` declaration (`parameters`).
-pub fn openapi_declaration(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn openapi_declaration(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let (schema, notes) = openapi_schema(&def.input_schema)?;
     Ok(Projected::new(
         json!({"name": def.name, "description": def.description, "parameters": schema}),
@@ -147,7 +147,7 @@ impl Notes {
 }
 
 /// The `parametersJsonSchema` view of an input schema and its notes.
-pub fn json_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
+pub(crate) fn json_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
     let mut out = walk::clean(input_schema).map_err(|e| vec![e.message()])?;
     let bad = required_cycles(&out);
     if !bad.is_empty() {
@@ -409,7 +409,7 @@ const OPENAPI_KEPT: &[&str] = &[
 ];
 
 /// The OpenAPI-subset `parameters` view of an input schema and its notes.
-pub fn openapi_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
+pub(crate) fn openapi_schema(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
     let cleaned = walk::clean(input_schema).map_err(|e| vec![e.message()])?;
     if walk::is_recursive(&cleaned).map_err(|e| vec![e.message()])? {
         return Err(vec![
@@ -515,7 +515,7 @@ impl OpenApi {
             _ => {
                 // Several types: split, then convert the branches.
                 let mut split = node.clone();
-                super::anthropic::split_type_array(&mut split);
+                super::walk::split_type_array(&mut split);
                 return self.node(&Value::Object(split), path, depth + 1);
             }
         }

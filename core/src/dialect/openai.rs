@@ -2,8 +2,8 @@
 //! the canonical schema says.
 //!
 //! Two request shapes carry the same `parameters`:
-//! [`chat_completions`] (`{"type":"function","function":{name, description,
-//! parameters, strict}}`) and [`responses`] (`{"type":"function", name,
+//! `Dialect::OpenAi` (`{"type":"function","function":{name, description,
+//! parameters, strict}}`) and `Dialect::OpenAiResponses` (`{"type":"function", name,
 //! description, parameters, strict}`) (OpenAI API reference, *Chat
 //! Completions → tools* and *Responses → tools → Function*).
 //!
@@ -64,11 +64,11 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::Projected;
-use super::walk::{self, accepts_null, append_description, types};
+use super::walk::{self, accepts_null, append_description, compact, types};
 use crate::ToolDefinition;
 
 /// The string formats strict mode supports.
-pub const STRICT_FORMATS: &[&str] = &[
+pub(crate) const STRICT_FORMATS: &[&str] = &[
     "date-time",
     "time",
     "date",
@@ -129,20 +129,20 @@ const INEXPRESSIBLE: &[&str] = &[
 ];
 
 /// Documented limits of a strict schema.
-pub const MAX_PROPERTIES: usize = 5_000;
+pub(crate) const MAX_PROPERTIES: usize = 5_000;
 /// Levels of object nesting.
-pub const MAX_NESTING: usize = 10;
+pub(crate) const MAX_NESTING: usize = 10;
 /// Enum values across the schema.
-pub const MAX_ENUM_VALUES: usize = 1_000;
+pub(crate) const MAX_ENUM_VALUES: usize = 1_000;
 /// Characters of property names, definition names, enum and const values.
-pub const MAX_TOTAL_CHARS: usize = 120_000;
+pub(crate) const MAX_TOTAL_CHARS: usize = 120_000;
 /// A string enum with more values than this has its own character limit…
-pub const LARGE_ENUM: usize = 250;
+pub(crate) const LARGE_ENUM: usize = 250;
 /// …of this many characters.
-pub const MAX_LARGE_ENUM_CHARS: usize = 15_000;
+pub(crate) const MAX_LARGE_ENUM_CHARS: usize = 15_000;
 
 /// The Chat Completions tool: `{"type":"function","function":{…}}`.
-pub fn chat_completions(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn chat_completions(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let (function, notes) = function(def);
     Ok(Projected::new(
         json!({"type": "function", "function": Value::Object(function)}),
@@ -151,7 +151,7 @@ pub fn chat_completions(def: &ToolDefinition) -> Result<Projected, Vec<String>> 
 }
 
 /// The Responses tool: `{"type":"function", name, …}`.
-pub fn responses(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
+pub(crate) fn responses(def: &ToolDefinition) -> Result<Projected, Vec<String>> {
     let (function, notes) = function(def);
     let mut out = Map::new();
     out.insert("type".into(), "function".into());
@@ -178,7 +178,7 @@ fn function(def: &ToolDefinition) -> (Map<String, Value>, Vec<String>) {
 
 /// The strict view of an input schema and its notes, or every reason
 /// strict mode cannot express it.
-pub fn strict_parameters(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
+pub(crate) fn strict_parameters(input_schema: &Value) -> Result<(Value, Vec<String>), Vec<String>> {
     let original = walk::clean(input_schema).map_err(|e| vec![e.message()])?;
     let mut cx = Cx {
         root: &original,
@@ -418,20 +418,8 @@ fn join(path: &str, segment: &str) -> String {
     }
 }
 
-/// Compact JSON for descriptions, cut at 200 characters.
-pub(crate) fn compact(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() <= 200 {
-        s
-    } else {
-        let mut cut: String = s.chars().take(200).collect();
-        cut.push('…');
-        cut
-    }
-}
-
 /// The documented limits a strict schema breaks, one sentence each.
-pub fn limits(schema: &Value) -> Vec<String> {
+pub(crate) fn limits(schema: &Value) -> Vec<String> {
     let mut properties = 0usize;
     let mut enum_values = 0usize;
     let mut chars = 0usize;

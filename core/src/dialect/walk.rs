@@ -677,3 +677,99 @@ mod tests {
         assert!(e.message().contains("deeper than 128"), "{}", e.message());
     }
 }
+
+/// Compact JSON for descriptions, cut at 200 characters.
+pub(crate) fn compact(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= 200 {
+        s
+    } else {
+        let mut cut: String = s.chars().take(200).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// Keywords that belong to one JSON type (moved into that type's branch
+/// when a type array is split).
+pub(crate) fn keyword_type(k: &str) -> Option<&'static str> {
+    Some(match k {
+        "minLength" | "maxLength" | "pattern" | "contentEncoding" | "contentMediaType" => "string",
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
+        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains"
+        | "additionalItems" | "unevaluatedItems" => "array",
+        "properties"
+        | "required"
+        | "additionalProperties"
+        | "patternProperties"
+        | "minProperties"
+        | "maxProperties"
+        | "propertyNames"
+        | "unevaluatedProperties"
+        | "dependentRequired"
+        | "dependentSchemas" => "object",
+        _ => return None,
+    })
+}
+
+/// `{"type": [A, B], …}` as `{"anyOf": [{"type": A, …A's keywords}, {"type": B, …}], …annotations}`.
+pub(crate) fn split_type_array(node: &mut Map<String, Value>) {
+    let Some(Value::Array(ts)) = node.get("type").cloned() else {
+        return;
+    };
+    let ts: Vec<String> = ts
+        .iter()
+        .filter_map(|t| t.as_str().map(str::to_owned))
+        .collect();
+    if ts.len() == 1 {
+        node.insert("type".into(), ts[0].clone().into());
+        return;
+    }
+    node.remove("type");
+    let mut branches = Vec::new();
+    for t in &ts {
+        let mut b = Map::new();
+        b.insert("type".into(), t.clone().into());
+        for (k, v) in node.iter() {
+            if ANNOTATIONS.contains(&k.as_str()) {
+                continue;
+            }
+            let applies = match keyword_type(k) {
+                Some("number") => t == "number" || t == "integer",
+                Some(kt) => kt == t,
+                None => k == "format" && t != "null",
+            };
+            if applies {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(Value::Array(e)) = node.get("enum") {
+            let vals: Vec<Value> = e.iter().filter(|v| value_type_is(v, t)).cloned().collect();
+            if vals.is_empty() {
+                continue;
+            }
+            b.insert("enum".into(), Value::Array(vals));
+        }
+        if let Some(c) = node.get("const") {
+            if !value_type_is(c, t) {
+                continue;
+            }
+            b.insert("const".into(), c.clone());
+        }
+        branches.push(Value::Object(b));
+    }
+    node.retain(|k, _| ANNOTATIONS.contains(&k.as_str()));
+    node.insert("anyOf".into(), Value::Array(branches));
+}
+
+/// Whether `v` is of JSON Schema type `t`.
+fn value_type_is(v: &Value, t: &str) -> bool {
+    match v {
+        Value::Null => t == "null",
+        Value::Bool(_) => t == "boolean",
+        Value::Number(n) => t == "number" || (t == "integer" && (n.is_i64() || n.is_u64())),
+        Value::String(_) => t == "string",
+        Value::Array(_) => t == "array",
+        Value::Object(_) => t == "object",
+    }
+}

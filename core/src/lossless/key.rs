@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::ser::{self, Impossible};
 
 use super::Reason;
-use super::serializer::Fault;
+use super::fault::Fault;
 
 /// Turns a map key into the string JSON writes for it.
 pub(super) struct KeySerializer;

@@ -28,6 +28,7 @@
 //! assert_eq!(err.to_string(), r#""value[1].score" is NaN, which JSON cannot represent"#);
 //! ```
 
+mod fault;
 mod key;
 pub(crate) mod parse;
 mod serializer;
@@ -140,6 +141,8 @@ enum Reason {
     NegativeZero,
     NonStringKey,
     DuplicateKey,
+    /// A key written twice in JSON text someone sent (arguments).
+    KeyGivenTwice,
     TooDeep,
     Custom(String),
 }
@@ -152,6 +155,7 @@ impl Reason {
             Reason::NegativeZero => "is -0.0, which JSON cannot represent losslessly".to_owned(),
             Reason::NonStringKey => "has a map key that cannot be a JSON object key (only strings, chars, integers, bools and unit variants can)".to_owned(),
             Reason::DuplicateKey => "repeats a key already written in the same object (a flattened field or map, or a hand-written Serialize, writes it twice), which a JSON object cannot hold".to_owned(),
+            Reason::KeyGivenTwice => "is given twice; send each key once".to_owned(),
             Reason::TooDeep => format!(
                 "nests deeper than {MAX_DEPTH} levels of arrays and objects (toolprism::MAX_DEPTH)"
             ),

@@ -155,7 +155,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
                     slot.insert(value);
                 }
                 Entry::Occupied(slot) => {
-                    let e = self.0.set(Reason::DuplicateKey);
+                    let e = self.0.set(Reason::KeyGivenTwice);
                     self.0.at(Segment::Key {
                         position,
                         key: Some(slot.key().clone()),
@@ -201,10 +201,11 @@ mod tests {
     fn a_key_written_twice_is_refused_where_it_sits() {
         assert_eq!(
             lossless(r#"{"a":1,"a":2}"#),
-            r#""arguments.a" repeats a key already written in the same object (a flattened field or map, or a hand-written Serialize, writes it twice), which a JSON object cannot hold"#
+            r#""arguments.a" is given twice; send each key once"#
         );
         assert!(
-            lossless(r#"{"x":[{},{"k":1,"k":1}]}"#).starts_with(r#""arguments.x[1].k" repeats"#)
+            lossless(r#"{"x":[{},{"k":1,"k":1}]}"#)
+                .starts_with(r#""arguments.x[1].k" is given twice"#)
         );
     }
 

@@ -3,74 +3,14 @@
 //! `serde_json`'s own value serializer after the checks, so every value that
 //! passes comes out exactly as `serde_json::to_value` would write it.
 
-use std::fmt;
-
 use serde::Serialize;
 use serde::ser;
 use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
+use super::fault::Fault;
 use super::key::KeySerializer;
-use super::{LosslessError, MAX_DEPTH, Reason, Segment, path_of};
-use crate::path::Keys;
-
-/// Why serialization stopped, and where: boxed, so a `Result` of a value
-/// stays small on the success path.
-pub(super) struct Fault(Box<FaultInner>);
-
-struct FaultInner {
-    reason: Reason,
-    /// Innermost first: pushed while the error travels back up.
-    segments: Vec<Segment>,
-}
-
-impl Fault {
-    pub(super) fn new(reason: Reason) -> Self {
-        Fault(Box::new(FaultInner {
-            reason,
-            segments: Vec::new(),
-        }))
-    }
-
-    fn at(mut self, segment: Segment) -> Self {
-        self.0.segments.push(segment);
-        self
-    }
-
-    pub(super) fn into_error(self, root: &str, keys: Keys<'_>) -> LosslessError {
-        let FaultInner { reason, segments } = *self.0;
-        LosslessError {
-            path: path_of(root, segments.into_iter().rev(), keys),
-            reason: reason.text(),
-        }
-    }
-}
-
-impl fmt::Debug for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Fault")
-            .field("reason", &self.0.reason)
-            .field("segments", &self.0.segments)
-            .finish()
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0.reason {
-            Reason::Custom(message) => f.write_str(message),
-            other => write!(f, "{other:?}"),
-        }
-    }
-}
-
-impl std::error::Error for Fault {}
-
-impl ser::Error for Fault {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        Fault::new(Reason::Custom(msg.to_string()))
-    }
-}
+use super::{MAX_DEPTH, Reason, Segment};
 
 fn from_json(e: serde_json::Error) -> Fault {
     Fault::new(Reason::Custom(e.to_string()))

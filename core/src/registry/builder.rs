@@ -5,14 +5,15 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+use super::compiled;
 use super::entry::{DynTool, Entry};
 use super::{Inner, Registry};
+use crate::definition::check_name;
 use crate::guard::guard;
 use crate::log::SessionLog;
 use crate::policy::{PostExecutePolicy, PreExecutePolicy};
-use crate::schema::compiled;
 use crate::spill::SpillStore;
-use crate::tool::{Tool, check_name};
+use crate::tool::Tool;
 
 /// The default content budget before spilling: 50 KiB.
 pub const DEFAULT_SPILL_BUDGET: usize = 50 * 1024;

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::Progress;
 use crate::dialect::Dialect;
+use crate::log::SessionLog;
 
 /// One call from the model: its id, the tool's name and the raw arguments
 /// text. Only the empty string means `{}`; anything else must be one JSON
@@ -41,7 +42,8 @@ impl ToolCall {
 pub(crate) type ProgressSink = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Per-call options: a timeout that overrides the tool's, a cancellation
-/// token, and where progress reports go.
+/// token, where progress reports go, the arguments' dialect, and the
+/// session log this call is written to.
 ///
 /// ```
 /// use std::time::Duration;
@@ -61,6 +63,7 @@ pub struct CallOptions {
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) progress: Option<ProgressSink>,
     pub(crate) dialect: Option<Dialect>,
+    pub(crate) log: Option<SessionLog>,
 }
 
 impl CallOptions {
@@ -104,6 +107,31 @@ impl CallOptions {
         self
     }
 
+    /// Writes this call, and every nested call it makes, to `log` instead
+    /// of the registry's own log (W1 in `docs/contract.md`: the pipeline is
+    /// the only writer, whoever makes the call). A transport or front end
+    /// that keeps a log of its own (`serve --log`, `call --log`) passes it
+    /// here; it never writes events itself, so a call is never written
+    /// twice.
+    ///
+    /// ```
+    /// use toolprism::CallOptions;
+    /// use toolprism::log::SessionLog;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let log = SessionLog::create(dir.path().join("s.jsonl")).unwrap();
+    /// let options = CallOptions::new().with_log(log.clone());
+    /// assert!(options.log().unwrap().same_log(&log));
+    /// ```
+    pub fn with_log(mut self, log: SessionLog) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    /// The session log of [`with_log`](Self::with_log), when set.
+    pub fn log(&self) -> Option<&SessionLog> {
+        self.log.as_ref()
+    }
+
     /// The arguments' dialect, when set.
     pub fn dialect(&self) -> Option<Dialect> {
         self.dialect
@@ -127,6 +155,7 @@ impl fmt::Debug for CallOptions {
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
             .field("dialect", &self.dialect)
+            .field("log", &self.log.as_ref().map(SessionLog::path))
             .finish()
     }
 }
@@ -137,4 +166,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     cancel: None,
     progress: None,
     dialect: None,
+    log: None,
 };

@@ -7,13 +7,16 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use super::Registry;
-use super::pipeline::{Call, RawArgs, draw_call_card, draw_result_card, read_arguments};
+use super::arguments::{Arguments, read_arguments};
+use super::pipeline::Call;
+use super::present::{self, draw_result_card, generic_result};
 use crate::card::{CallCard, ResultCard};
+use crate::definition::ToolInfo;
 use crate::dialect::Dialect;
 use crate::guard::discard;
 use crate::result::{ToolOutcome, ToolResult};
 use crate::schema::Compiled;
-use crate::tool::{Tool, ToolInfo};
+use crate::tool::Tool;
 
 pub(super) trait DynTool: Send + Sync {
     fn info(&self) -> &'static ToolInfo;
@@ -73,25 +76,20 @@ impl<T: Tool> DynTool for Entry<T> {
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
         let name = T::INFO.name;
-        match read_arguments::<T>(&self.compiled, RawArgs::Text(arguments), dialect) {
-            Ok((json, args)) => {
-                let result_card = result.map(|result| {
-                    draw_result_card::<T>(&args, result)
-                        .unwrap_or_else(|| generic_result(name, result))
-                });
-                let call_card = draw_call_card::<T>(&args, json);
-                discard(args);
-                (call_card, result_card)
-            }
-            Err((raw, _)) => (
-                CallCard::generic(name, Some(T::INFO.kind), Some(raw)),
-                result.map(|result| generic_result(name, result)),
-            ),
+        let read = read_arguments::<T>(&self.compiled, Arguments::Text(arguments.into()), dialect);
+        let (input, args) = match read {
+            Ok((json, args)) => (json, Some(args)),
+            Err((raw, _)) => (raw, None),
+        };
+        let result_card = result.map(|result| {
+            args.as_ref()
+                .and_then(|args| draw_result_card::<T>(args, result))
+                .unwrap_or_else(|| generic_result(name, result))
+        });
+        let call_card = present::call_card::<T>(args.as_ref(), input).into_card(name);
+        if let Some(args) = args {
+            discard(args);
         }
+        (call_card, result_card)
     }
-}
-
-/// The generic result card: the tool's name over the content.
-pub(super) fn generic_result(name: &str, result: &ToolResult) -> ResultCard {
-    ResultCard::generic(Some(name.to_owned()), result.content.clone())
 }

@@ -13,17 +13,21 @@
 //! `tool/nested-call` and `tool/nested-result`, tied to the calling tool's
 //! call id).
 
+pub(crate) mod arguments;
 mod builder;
+pub(crate) mod builtin;
 mod call;
 mod entry;
-pub(crate) mod pipeline;
+mod pipeline;
+pub(crate) mod present;
 
 use std::any::TypeId;
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -31,19 +35,46 @@ pub use builder::{DEFAULT_SPILL_BUDGET, RegistryBuilder, RegistryError};
 pub(crate) use call::ProgressSink;
 pub use call::{CallOptions, ToolCall};
 
+use self::arguments::{Arguments, raw_input};
 use self::builder::Settings;
 use self::call::NO_OPTIONS;
-use self::entry::{DynTool, generic_result};
-use self::pipeline::{Arguments, Call, Origin, publish, raw_input, too_deep_input};
+use self::entry::DynTool;
+use self::pipeline::{Call, Origin, outcome, publish};
+use self::present::generic_result;
 use crate::card::{CallCard, ResultCard};
+use crate::definition::ToolDefinition;
 use crate::dialect::Dialect;
 use crate::error::{ErrorCode, ErrorInfo, ToolError};
-use crate::guard::cap;
 use crate::log::SessionLog;
-use crate::lossless::{check_value_with, drop_deep};
-use crate::path::Keys;
+use crate::lossless::drop_deep;
 use crate::result::{CallCardSlot, ResultCardSlot, ToolOutcome, ToolResult};
-use crate::tool::{Tool, ToolDefinition};
+use crate::schema::{Compiled, compile, input_schema, output_schema};
+use crate::text::cap;
+use crate::tool::Tool;
+
+type Cache = Mutex<HashMap<TypeId, Arc<Compiled>>>;
+
+/// The compiled schemas of tool `T`, built on first use and shared by every
+/// registry afterwards.
+pub(crate) fn compiled<T: Tool>() -> Result<Arc<Compiled>, String> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&TypeId::of::<T>())
+    {
+        return Ok(hit.clone());
+    }
+    let built = Arc::new(compile(
+        &T::INFO,
+        std::any::type_name::<T::Args>(),
+        input_schema::<T::Args>(),
+        output_schema::<T::Value>(),
+    )?);
+    let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(guard.entry(TypeId::of::<T>()).or_insert(built).clone())
+}
 
 /// Holds tools and policies and runs calls. A cheap handle (an `Arc`
 /// inside): clone it to share it between tasks, or to hand it to spawned
@@ -116,10 +147,8 @@ impl Registry {
     /// A builder holding every `#[tool(builtin)]` tool linked into the
     /// program, in name order, each made with `Default`.
     pub fn builtin() -> RegistryBuilder {
-        let mut builtins: Vec<&crate::__private::Builtin> =
-            crate::__private::inventory::iter::<crate::__private::Builtin>
-                .into_iter()
-                .collect();
+        let mut builtins: Vec<&builtin::Builtin> =
+            inventory::iter::<builtin::Builtin>.into_iter().collect();
         builtins.sort_by_key(|b| b.name);
         builtins
             .into_iter()
@@ -166,7 +195,7 @@ impl Registry {
         self.dispatch(Call {
             id: call_id,
             name,
-            args: Arguments::Text(arguments),
+            args: Arguments::Text(arguments.into()),
             options,
             origin: Origin::TopLevel,
         })
@@ -242,40 +271,14 @@ impl Registry {
         parent: Option<&str>,
         id: String,
     ) -> ToolOutcome {
-        let args = match check_value_with(&arguments, "arguments", Keys::Shown) {
-            Ok(()) => Arguments::Json(arguments),
-            Err(e) => {
-                drop_deep(arguments);
-                Arguments::Refused(ErrorInfo::new(
-                    ErrorCode::InvalidArgs,
-                    format!("invalid arguments: {e}"),
-                ))
-            }
-        };
-        let mut logged = Ok(());
-        if let Some(log) = &self.inner.settings.log {
-            let text = match &args {
-                Arguments::Json(json) => json.to_string(),
-                _ => Value::String(too_deep_input()).to_string(),
-            };
-            logged = log.record_nested_call(&id, parent, name, &text);
-        }
-        let mut outcome = self
-            .dispatch(Call {
-                id,
-                name: name.to_owned(),
-                args,
-                options,
-                origin: Origin::Nested { parent },
-            })
-            .await;
-        if let Err(e) = logged {
-            outcome.warnings.insert(
-                0,
-                format!("session log: could not append tool/nested-call: {e}"),
-            );
-        }
-        outcome
+        self.dispatch(Call {
+            id,
+            name: name.to_owned(),
+            args: Arguments::checked(arguments),
+            options,
+            origin: Origin::Nested { parent },
+        })
+        .await
     }
 
     /// Step 1: the tool of that name, if registered.
@@ -300,7 +303,8 @@ impl Registry {
     /// Step 1 failed: `UNKNOWN_TOOL`, logged, published and drawn like any
     /// result.
     fn unknown_tool(&self, call: Call<'_>) -> ToolOutcome {
-        let mut warnings = call.record(&self.inner.settings);
+        let settings = &self.inner.settings;
+        let mut warnings = call.record(settings);
         let names: Vec<&str> = self.inner.index.iter().map(|(n, _)| *n).collect();
         let error = ErrorInfo::new(
             ErrorCode::UnknownTool,
@@ -316,37 +320,30 @@ impl Registry {
         );
         let result = ToolResult::error(&error.message);
         publish(
-            &self.inner.settings,
+            call.log(settings),
             call.origin,
             &call.id,
             &result,
             Some(&error),
             &mut warnings,
         );
-        let (call_card, result_card) = if call.origin.is_nested() {
+        let cards = if call.origin.is_nested() {
             (None, None)
         } else {
-            let input = match call.args {
-                Arguments::Text(text) => raw_input(&text),
-                Arguments::Json(json) => json,
-                Arguments::Refused(_) => Value::String(too_deep_input()),
-            };
             (
-                Some(CallCardSlot::generic(None, input)),
+                Some(CallCardSlot::generic(None, call.args.into_input())),
                 Some(ResultCardSlot::generic()),
             )
         };
-        ToolOutcome {
-            call_id: call.id,
-            name: call.name,
+        outcome(
+            call.id,
+            call.name,
             result,
-            value: None,
-            typed: None,
-            error: Some(error),
-            call_card,
-            result_card,
+            None,
+            Some(error),
+            cards,
             warnings,
-        }
+        )
     }
 
     /// The call card of a call, from its name and raw arguments, drawn with

@@ -43,34 +43,25 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Registry;
+use super::arguments::{Arguments, read_arguments};
 use super::builder::Settings;
 use super::call::CallOptions;
 use super::entry::Entry;
-use crate::card::{CallCard, ResultCard};
+use super::present;
 use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
-use crate::dialect::{Dialect, restore_arguments};
+use crate::definition::SpillBudget;
 use crate::error::{ErrorCode, ErrorInfo};
-use crate::guard::{Guarded, Held, cap, discard, guard};
-use crate::lossless::parse::{self, ReadError};
-use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep, to_value_with};
+use crate::guard::{Guarded, Held, discard, guard};
+use crate::log::SessionLog;
+use crate::lossless::{check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
 use crate::result::{CallCardSlot, ResultCardSlot, ToolOutcome, ToolResult};
-use crate::schema::{Compiled, violations};
+use crate::schema::violations;
 use crate::spill::spill_content;
-use crate::tool::{SpillBudget, Tool};
-
-/// A call's arguments as they arrive.
-pub(crate) enum RawArgs<'a> {
-    /// The model's text: only the empty string means `{}`.
-    Text(&'a str),
-    /// A program's JSON, already checked (depth, `-0.0`) by the registry.
-    Json(Value),
-    /// A program's JSON the registry refused before anything recursive
-    /// touched it (too deep): the error to report.
-    Refused(ErrorInfo),
-}
+use crate::text::cap;
+use crate::tool::Tool;
 
 /// Where a call comes from.
 #[derive(Debug, Clone, Copy)]
@@ -90,42 +81,57 @@ impl Origin<'_> {
     }
 }
 
-/// A call's arguments as the registry hands them on: owned, so the call's
-/// future holds them and needs no wrapper around it.
-pub(super) enum Arguments {
-    /// The model's text: only the empty string means `{}`.
-    Text(String),
-    /// A program's JSON, already checked (depth, `-0.0`) by the registry.
-    Json(Value),
-    /// A program's JSON the registry refused before anything recursive
-    /// touched it (too deep): the error to report.
-    Refused(ErrorInfo),
-}
-
-/// One call, as the registry hands it to a tool's pipeline.
+/// One call, as the registry hands it to a tool's pipeline. The arguments
+/// are owned (text or JSON), so the call's future holds them and needs no
+/// wrapper around it.
 pub(super) struct Call<'a> {
     pub(super) id: String,
     pub(super) name: String,
-    pub(super) args: Arguments,
+    pub(super) args: Arguments<'static>,
     pub(super) options: &'a CallOptions,
     pub(super) origin: Origin<'a>,
 }
 
-impl Call<'_> {
-    /// Step 0 of a top-level call: `tool/call` goes to the session log
-    /// before anything runs; a failed append is the outcome's first warning.
-    /// (A nested call's `tool/nested-call` is written by the registry,
-    /// which checks the arguments first.)
+impl<'a> Call<'a> {
+    /// The log this call is written to: the caller's
+    /// ([`CallOptions::with_log`]), else the registry's.
+    pub(super) fn log<'s>(&'s self, settings: &'s Settings) -> Option<&'s SessionLog> {
+        log_of(self.options, settings)
+    }
+
+    /// Step 0, for every origin: the call goes to its session log before
+    /// anything runs (`tool/call` from the model, `tool/nested-call` from a
+    /// program); a failed append is the outcome's first warning.
     pub(super) fn record(&self, settings: &Settings) -> Vec<String> {
         let mut warnings = Vec::new();
-        if let (Origin::TopLevel, Some(log), Arguments::Text(text)) =
-            (self.origin, &settings.log, &self.args)
-            && let Err(e) = log.record_call_in(&self.id, &self.name, text, self.options.dialect)
-        {
-            warnings.push(format!("session log: could not append tool/call: {e}"));
+        let Some(log) = self.log(settings) else {
+            return warnings;
+        };
+        let (event, written) = match self.origin {
+            Origin::TopLevel => (
+                "tool/call",
+                log.record_call_in(
+                    &self.id,
+                    &self.name,
+                    &self.args.logged(),
+                    self.options.dialect,
+                ),
+            ),
+            Origin::Nested { parent } => (
+                "tool/nested-call",
+                log.record_nested_call(&self.id, parent, &self.name, &self.args.logged()),
+            ),
+        };
+        if let Err(e) = written {
+            warnings.push(not_appended(log, event, &e));
         }
         warnings
     }
+}
+
+/// The log a call with `options` is written to.
+fn log_of<'s>(options: &'s CallOptions, settings: &'s Settings) -> Option<&'s SessionLog> {
+    options.log.as_ref().or(settings.log.as_ref())
 }
 
 /// The value while the pipeline runs: JSON for programs and policies,
@@ -231,16 +237,7 @@ impl<T: Tool> Entry<T> {
             options,
             origin,
         };
-        let text;
-        let raw = match args {
-            Arguments::Text(arguments) => {
-                text = arguments;
-                RawArgs::Text(&text)
-            }
-            Arguments::Json(json) => RawArgs::Json(json),
-            Arguments::Refused(error) => RawArgs::Refused(error),
-        };
-        let (input, args) = match run.parse_arguments(raw) {
+        let (input, args) = match run.parse_arguments(args) {
             Ok(parsed) => parsed,
             Err((input, error)) => {
                 return Prepared::Ended(run.conclude(input, None, State::failed(error), warnings));
@@ -310,35 +307,19 @@ impl<T: Tool> Run<'_, T> {
             error,
         } = state;
         self.publish(&result, error.as_ref(), &mut warnings);
-        let (call_card, result_card) = self.draw_cards(args.as_ref(), input, &mut result);
+        let cards = self.draw_cards(args.as_ref(), input, &mut result);
         if let Some(args) = args {
             discard(args);
         }
-        let (value, typed) = match produced {
-            Some(p) => (
-                Some(p.json),
-                Some(Box::new(p.typed) as Box<dyn Any + Send + Sync>),
-            ),
-            None => (None, None),
-        };
-        ToolOutcome {
-            call_id: self.id,
-            name: self.name,
-            result,
-            value,
-            typed,
-            error,
-            call_card,
-            result_card,
-            warnings,
-        }
+        let produced = produced.map(|p| (p.json, Box::new(p.typed) as Box<dyn Any + Send + Sync>));
+        outcome(self.id, self.name, result, produced, error, cards, warnings)
     }
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
     /// deserialize.
     #[inline]
-    fn parse_arguments(&self, raw: RawArgs<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
-        read_arguments::<T>(&self.entry.compiled, raw, self.options.dialect)
+    fn parse_arguments(&self, args: Arguments<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+        read_arguments::<T>(&self.entry.compiled, args, self.options.dialect)
     }
 
     #[inline]
@@ -409,6 +390,7 @@ impl<T: Tool> Run<'_, T> {
                 self.nested(),
                 caller,
                 self.options.progress.as_ref(),
+                self.options.log.as_ref(),
             );
             // Dropped under a guard: after a timeout or cancellation, or when
             // the call's future is dropped, it may still hold the tool's
@@ -462,6 +444,7 @@ impl<T: Tool> Run<'_, T> {
             let nested = self.nested();
             let token = token.clone();
             let progress = self.options.progress.clone();
+            let log = self.options.log.clone();
             move || {
                 let cx = ToolContext::new(
                     &registry,
@@ -470,6 +453,7 @@ impl<T: Tool> Run<'_, T> {
                     nested,
                     Some(&token),
                     progress.as_ref(),
+                    log.as_ref(),
                 );
                 guard(|| tool.execute_blocking(args, &cx))
             }
@@ -690,11 +674,11 @@ impl<T: Tool> Run<'_, T> {
         }
     }
 
-    /// Step 9: the result goes to the session log, when one is attached.
+    /// Step 9: the result goes to the call's session log, when it has one.
     #[inline]
     fn publish(&self, result: &ToolResult, error: Option<&ErrorInfo>, warnings: &mut Vec<String>) {
         publish(
-            self.settings,
+            log_of(self.options, self.settings),
             self.origin,
             &self.id,
             result,
@@ -705,25 +689,12 @@ impl<T: Tool> Run<'_, T> {
 
     /// Step 10: the call card and the result card, top-level calls only.
     #[inline]
-    fn draw_cards(
-        &self,
-        args: Option<&T::Args>,
-        input: Value,
-        result: &mut ToolResult,
-    ) -> (Option<CallCardSlot>, Option<ResultCardSlot>) {
+    fn draw_cards(&self, args: Option<&T::Args>, input: Value, result: &mut ToolResult) -> Cards {
         if self.nested() {
             return (None, None);
         }
-        let kind = Some(T::INFO.kind);
-        let Some(args) = args else {
-            let card = CallCardSlot::generic(kind, input);
-            return (Some(card), Some(ResultCardSlot::generic()));
-        };
-        let call_card = match guard(|| T::present_call(args)) {
-            Ok(Some(card)) => CallCardSlot::Drawn(Box::new(card)),
-            Ok(None) | Err(_) => CallCardSlot::generic(kind, input),
-        };
-        let result_card = match draw_result_card::<T>(args, result) {
+        let call_card = present::call_card::<T>(args, input);
+        let result_card = match args.and_then(|args| present::draw_result_card::<T>(args, result)) {
             Some(card) => ResultCardSlot::Drawn(Box::new(card)),
             None => ResultCardSlot::generic(),
         };
@@ -811,16 +782,16 @@ fn blocked<V>(feedback: Vec<ContentBlock>) -> State<V> {
     }
 }
 
-/// Step 9 for any call, a known tool's or not.
+/// Step 9 for any call, a known tool's or not: the result goes to `log`.
 pub(super) fn publish(
-    settings: &Settings,
+    log: Option<&SessionLog>,
     origin: Origin<'_>,
     id: &str,
     result: &ToolResult,
     error: Option<&ErrorInfo>,
     warnings: &mut Vec<String>,
 ) {
-    let Some(log) = &settings.log else {
+    let Some(log) = log else {
         return;
     };
     let code = error.map(|e| &e.code);
@@ -832,167 +803,46 @@ pub(super) fn publish(
         ),
     };
     if let Err(e) = written {
-        warnings.push(format!("session log: could not append {event}: {e}"));
+        warnings.push(not_appended(log, event, &e));
     }
 }
 
-/// Step 2 for any reader (the live call, replay, the testing helpers): JSON
-/// syntax, the lossless and depth rules, the input schema, deserialize. On
-/// failure, also what the generic call card shows.
-pub(crate) fn read_arguments<T: Tool>(
-    compiled: &Compiled,
-    raw: RawArgs<'_>,
-    dialect: Option<Dialect>,
-) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
-    let json = match raw {
-        RawArgs::Refused(error) => return Err((Value::String(too_deep_input()), error)),
-        RawArgs::Json(json) => json,
-        RawArgs::Text("") => Value::Object(Default::default()),
-        // One pass: serde_json's parser (and its depth cap) under the
-        // lossless rules, so a key written twice or a `-0.0` is refused
-        // where it sits instead of reaching the tool changed.
-        RawArgs::Text(text) => match parse::from_str(text, "arguments") {
-            Ok(json) => json,
-            Err(ReadError::Lossless(e)) => {
-                // The card shows the text as sent: no JSON value holds it.
-                let input = Value::String(cap(text, 4096).into_owned());
-                return Err((input, invalid_args(&e.to_string())));
-            }
-            Err(ReadError::Json(e)) => {
-                let detail = if nesting_exceeds(text, MAX_DEPTH) {
-                    format!(
-                        "\"arguments\" nests deeper than {MAX_DEPTH} levels of arrays and objects"
-                    )
-                } else {
-                    format!("\"arguments\" is not valid JSON ({e}); send one JSON object")
-                };
-                return Err((raw_input(text), invalid_args(&detail)));
-            }
-        },
-    };
-    if !json.is_object() {
-        return Err((json, invalid_args("\"arguments\" must be a JSON object")));
-    }
-    let json = match dialect {
-        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
-        None => json,
-    };
-    if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
-        return Err((json, invalid_args(&message)));
-    }
-    match guard(|| T::Args::deserialize(&json)) {
-        Ok(Ok(args)) => Ok((json, args)),
-        Ok(Err(e)) => {
-            let message = invalid_args(&cap(&e.to_string(), 300));
-            Err((json, message))
-        }
-        Err(panic) => Err((
-            json,
-            ErrorInfo::new(
-                ErrorCode::ToolFailed,
-                format!(
-                    "tool \"{}\" panicked while reading its arguments (they match its input schema, so the fault is the tool's): {panic}",
-                    T::INFO.name
-                ),
-            ),
-        )),
-    }
-}
-
+/// The warning of an event the log could not take.
 #[cold]
-fn invalid_args(detail: &str) -> ErrorInfo {
-    ErrorInfo::new(
-        ErrorCode::InvalidArgs,
-        format!("invalid arguments: {detail}"),
+fn not_appended(log: &SessionLog, event: &str, error: &std::io::Error) -> String {
+    format!(
+        "session log {}: could not append {event}: {error}",
+        log.path().display()
     )
 }
 
-/// What a call card shows for arguments refused as too deep.
-pub(super) fn too_deep_input() -> String {
-    format!("(arguments nested deeper than {MAX_DEPTH} levels; not shown)")
-}
+/// The cards of a top-level call, not drawn yet where generic.
+pub(super) type Cards = (Option<CallCardSlot>, Option<ResultCardSlot>);
 
-/// Whether the arrays and objects of a JSON text nest deeper than `max`
-/// (strings skipped), read without recursion.
-fn nesting_exceeds(text: &str, max: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for byte in text.bytes() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
-}
-
-/// The raw arguments as the generic call card shows them: the JSON when it
-/// parses, else the text (cut at 4 KiB).
-pub(super) fn raw_input(arguments: &str) -> Value {
-    if arguments.is_empty() {
-        return Value::Object(Default::default());
-    }
-    serde_json::from_str(arguments)
-        .unwrap_or_else(|_| Value::String(cap(arguments, 4096).into_owned()))
-}
-
-/// The call card: the tool's `present_call`, or the generic card over the
-/// arguments when it has none or panics.
-pub(super) fn draw_call_card<T: Tool>(args: &T::Args, input: Value) -> CallCard {
-    match guard(|| T::present_call(args)) {
-        Ok(Some(card)) => card,
-        Ok(None) | Err(_) => CallCard::generic(T::INFO.name, Some(T::INFO.kind), Some(input)),
-    }
-}
-
-/// The result card `present_result` draws from what is persisted, or
-/// `None` for the generic card (no presenter, meta that no longer reads
-/// back, a panic).
-pub(super) fn draw_result_card<T: Tool>(
-    args: &T::Args,
-    result: &mut ToolResult,
-) -> Option<ResultCard> {
-    let meta = read_meta::<T>(result.meta.as_ref()).ok()?;
-    // Lend the content to the typed view instead of cloning it.
-    let typed = ToolResult {
-        content: std::mem::take(&mut result.content),
-        is_error: result.is_error,
-        meta,
+/// Step 9's outcome, for every call (a known tool's or not): the one place a
+/// [`ToolOutcome`] is put together.
+pub(super) fn outcome(
+    call_id: String,
+    name: String,
+    result: ToolResult,
+    produced: Option<(Value, Box<dyn Any + Send + Sync>)>,
+    error: Option<ErrorInfo>,
+    (call_card, result_card): Cards,
+    warnings: Vec<String>,
+) -> ToolOutcome {
+    let (value, typed) = match produced {
+        Some((json, typed)) => (Some(json), Some(typed)),
+        None => (None, None),
     };
-    let card = guard(|| T::present_result(args, &typed));
-    let ToolResult { content, meta, .. } = typed;
-    result.content = content;
-    if let Some(meta) = meta {
-        discard(meta);
-    }
-    card.ok().flatten()
-}
-
-/// Persisted meta read back as the tool's meta type, as a presenter sees
-/// it; `Err` when it does not read back (too deep, wrong shape, a panicking
-/// `Deserialize`).
-pub(crate) fn read_meta<T: Tool>(meta: Option<&Value>) -> Result<Option<T::Meta>, ()> {
-    let Some(meta) = meta else {
-        return Ok(None);
-    };
-    check_value_with(meta, "meta", Keys::Hidden).map_err(|_| ())?;
-    match guard(|| T::Meta::deserialize(meta)) {
-        Ok(Ok(meta)) => Ok(Some(meta)),
-        _ => Err(()),
+    ToolOutcome {
+        call_id,
+        name,
+        result,
+        value,
+        typed,
+        error,
+        call_card,
+        result_card,
+        warnings,
     }
 }

@@ -85,7 +85,8 @@ pub(crate) fn server_exe() -> PathBuf {
             .filter(|e| {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                (name.starts_with("libtoolprism_mcp-") || name.starts_with("libtoolprism_core-")) && name.ends_with(".rlib")
+                (name.starts_with("libtoolprism_mcp-") || name.starts_with("libtoolprism_core-"))
+                    && name.ends_with(".rlib")
             })
             .map(|e| e.path())
             .chain([source])

@@ -108,6 +108,38 @@ impl FailTool {
     }
 }
 
+/// Arguments of `twice`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct TwiceArgs {
+    /// The text to echo twice.
+    text: String,
+}
+
+struct TwiceTool;
+
+/// Echoes the text twice through `echo`, as two nested calls.
+#[tool(name = "twice", read_only)]
+impl TwiceTool {
+    async fn execute(
+        &self,
+        args: TwiceArgs,
+        cx: &ToolContext<'_>,
+    ) -> Result<Vec<Echoed>, ToolError> {
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            out.push(
+                cx.call_typed::<EchoTool>(serde_json::json!({"text": args.text}))
+                    .await?,
+            );
+        }
+        Ok(out)
+    }
+
+    fn render(_args: &TwiceArgs, value: &Vec<Echoed>) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("{} echoes", value.len()))]
+    }
+}
+
 /// Arguments of `slow`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 struct SlowArgs {
@@ -325,7 +357,8 @@ fn main() -> std::process::ExitCode {
         .tool(WordTool)
         .tool(PictureTool)
         .tool(WhoamiTool)
-        .tool(StepsTool);
+        .tool(StepsTool)
+        .tool(TwiceTool);
     if let Some(path) = &options.log {
         match SessionLog::create(path) {
             Ok(log) => builder = builder.log(log),

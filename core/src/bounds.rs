@@ -1,9 +1,19 @@
-//! K6: the bounds of a tool's types, one trait per bound.
+//! The bounds a tool's types must meet (K6 in `docs/contract.md`), one
+//! trait per bound, each implemented for every type that meets it, and one
+//! check per role that requires them all.
 //!
-//! Each trait's `on_unimplemented` names the derive to add; its blanket impl
-//! is marked `do_not_recommend`, so rustc reports that message rather than
-//! the bare `JsonSchema` bound and its list of other implementors. The
-//! checks in [`check`](super::check) require them.
+//! You never implement or name these: `#[tool]` checks your arguments,
+//! value and meta types against them once, at your type, so a missing
+//! derive is one error that says which derive to add. They are public so
+//! that the compiler's note ("required by a bound in
+//! `toolprism::bounds::args`") points at documented code.
+//!
+//! | role | needs |
+//! |---|---|
+//! | arguments | `serde::Deserialize`, `schemars::JsonSchema` (schemars 1), `Clone`, `Send + Sync + 'static` |
+//! | value | `serde::Serialize`, `serde::Deserialize`, `schemars::JsonSchema` (schemars 1), `Send + Sync + 'static` |
+//! | meta | `serde::Serialize`, `serde::Deserialize`, `Send + Sync + 'static` |
+//! | the tool | `Send + Sync + 'static` |
 
 /// One bound trait: its name, the bound its blanket impl requires, and its
 /// diagnostic (one or more notes).
@@ -37,8 +47,7 @@ bound_trait! {
     ArgsJsonSchema: [::schemars::JsonSchema],
     message = "`{Self}` cannot be a tool's arguments: it does not implement `schemars::JsonSchema` (schemars 1)",
     label = "the arguments type of this tool",
-    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema, Clone)]` on `{Self}`; the model is shown its JSON Schema",
-    note = "toolprism needs schemars 1: a `JsonSchema` derived with schemars 0.8 is another trait; depend on `schemars = \"1\"` and derive with it (`cargo tree --duplicates` shows whether both versions are built)",
+    note = "derive it with schemars 1 (`schemars = \"1\"`; schemars 0.8's `JsonSchema` is another trait): `#[derive(serde::Deserialize, schemars::JsonSchema, Clone)]` on `{Self}`; the model is shown its JSON Schema",
 }
 
 bound_trait! {
@@ -80,8 +89,7 @@ bound_trait! {
     ValueJsonSchema: [::schemars::JsonSchema],
     message = "`{Self}` cannot be a tool's value: it does not implement `schemars::JsonSchema` (schemars 1)",
     label = "the value type of this tool",
-    note = "derive it: `#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]` on `{Self}`; every value is validated against its output schema",
-    note = "toolprism needs schemars 1: a `JsonSchema` derived with schemars 0.8 is another trait; depend on `schemars = \"1\"` and derive with it (`cargo tree --duplicates` shows whether both versions are built)",
+    note = "derive it with schemars 1 (`schemars = \"1\"`; schemars 0.8's `JsonSchema` is another trait): `#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]` on `{Self}`; every value is validated against its output schema",
 }
 
 bound_trait! {
@@ -122,4 +130,26 @@ bound_trait! {
     message = "`{Self}` cannot be a tool: it is not `Send + Sync + 'static`",
     label = "the registry shares this tool between concurrent calls",
     note = "keep mutable state behind `Mutex` or atomics, use `Arc` rather than `Rc`, and own the data",
+}
+
+/// Checks a tool's arguments type: `true` once it type-checks, which it
+/// does when the type meets every bound of the arguments.
+pub const fn args<T: ArgsDeserialize + ArgsJsonSchema + ArgsClone + ArgsThreadSafe>() -> bool {
+    true
+}
+
+/// Checks a tool's value type.
+pub const fn value<T: ValueSerialize + ValueDeserialize + ValueJsonSchema + ValueThreadSafe>()
+-> bool {
+    true
+}
+
+/// Checks a tool's meta type.
+pub const fn meta<T: MetaSerialize + MetaDeserialize + MetaThreadSafe>() -> bool {
+    true
+}
+
+/// Checks a tool type.
+pub const fn tool<T: ToolThreadSafe>() -> bool {
+    true
 }

@@ -1,0 +1,183 @@
+//! Step 2 of the pipeline for every reader of a call's arguments (the live
+//! call, replay, the testing helpers): [`Arguments`], how they arrive, and
+//! [`read_arguments`]: JSON syntax, the lossless and depth rules (C3), the
+//! input schema, then the tool's own `Deserialize`; `INVALID_ARGS` naming
+//! the path, rooted at `arguments`, for anything that breaks them.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::dialect::{Dialect, restore_arguments};
+use crate::error::{ErrorCode, ErrorInfo};
+use crate::guard::guard;
+use crate::lossless::parse::{self, ReadError};
+use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep};
+use crate::path::Keys;
+use crate::schema::{Compiled, violations};
+use crate::text::cap;
+use crate::tool::Tool;
+
+/// A call's arguments as they arrive.
+pub(crate) enum Arguments<'a> {
+    /// Text as the model (or a client on the wire) sent it: only the empty
+    /// string means `{}`. Owned by a live call, borrowed by replay.
+    Text(Cow<'a, str>),
+    /// A program's JSON, already checked (depth, `-0.0`) by
+    /// [`Arguments::checked`].
+    Json(Value),
+    /// A program's JSON refused before anything recursive touched it (too
+    /// deep): the error to report.
+    Refused(ErrorInfo),
+}
+
+impl Arguments<'_> {
+    /// A program's JSON, checked for depth and the lossless rules before
+    /// anything recursive (the log's writer, the schema, serde) touches it.
+    pub(crate) fn checked(json: Value) -> Self {
+        match check_value_with(&json, "arguments", Keys::Shown) {
+            Ok(()) => Arguments::Json(json),
+            Err(e) => {
+                drop_deep(json);
+                Arguments::Refused(ErrorInfo::new(
+                    ErrorCode::InvalidArgs,
+                    format!("invalid arguments: {e}"),
+                ))
+            }
+        }
+    }
+
+    /// What the session log records: the text as sent, or the JSON as text.
+    pub(crate) fn logged(&self) -> Cow<'_, str> {
+        match self {
+            Arguments::Text(text) => Cow::Borrowed(text),
+            Arguments::Json(json) => Cow::Owned(json.to_string()),
+            Arguments::Refused(_) => Cow::Owned(Value::String(too_deep_input()).to_string()),
+        }
+    }
+
+    /// What the generic call card shows of arguments that were never read.
+    pub(crate) fn into_input(self) -> Value {
+        match self {
+            Arguments::Text(text) => raw_input(&text),
+            Arguments::Json(json) => json,
+            Arguments::Refused(_) => Value::String(too_deep_input()),
+        }
+    }
+}
+
+/// Step 2 for any reader (the live call, replay, the testing helpers): JSON
+/// syntax, the lossless and depth rules, the input schema, deserialize. On
+/// failure, also what the generic call card shows.
+pub(crate) fn read_arguments<T: Tool>(
+    compiled: &Compiled,
+    arguments: Arguments<'_>,
+    dialect: Option<Dialect>,
+) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+    let json = match arguments {
+        Arguments::Refused(error) => return Err((Value::String(too_deep_input()), error)),
+        Arguments::Json(json) => json,
+        Arguments::Text(text) if text.is_empty() => Value::Object(Default::default()),
+        // One pass: serde_json's parser (and its depth cap) under the
+        // lossless rules, so a key written twice or a `-0.0` is refused
+        // where it sits instead of reaching the tool changed.
+        Arguments::Text(text) => match parse::from_str(&text, "arguments") {
+            Ok(json) => json,
+            Err(ReadError::Lossless(e)) => {
+                // The card shows the text as sent: no JSON value holds it.
+                let input = Value::String(cap(&text, 4096).into_owned());
+                return Err((input, invalid_args(&e.to_string())));
+            }
+            Err(ReadError::Json(e)) => {
+                let detail = if nesting_exceeds(&text, MAX_DEPTH) {
+                    format!(
+                        "\"arguments\" nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                    )
+                } else {
+                    format!("\"arguments\" is not valid JSON ({e}); send one JSON object")
+                };
+                return Err((raw_input(&text), invalid_args(&detail)));
+            }
+        },
+    };
+    if !json.is_object() {
+        return Err((json, invalid_args("\"arguments\" must be a JSON object")));
+    }
+    let json = match dialect {
+        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
+        None => json,
+    };
+    if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
+        return Err((json, invalid_args(&message)));
+    }
+    match guard(|| T::Args::deserialize(&json)) {
+        Ok(Ok(args)) => Ok((json, args)),
+        Ok(Err(e)) => {
+            let message = invalid_args(&cap(&e.to_string(), 300));
+            Err((json, message))
+        }
+        Err(panic) => Err((
+            json,
+            ErrorInfo::new(
+                ErrorCode::ToolFailed,
+                format!(
+                    "tool \"{}\" panicked while reading its arguments (they match its input schema, so the fault is the tool's): {panic}",
+                    T::INFO.name
+                ),
+            ),
+        )),
+    }
+}
+
+#[cold]
+fn invalid_args(detail: &str) -> ErrorInfo {
+    ErrorInfo::new(
+        ErrorCode::InvalidArgs,
+        format!("invalid arguments: {detail}"),
+    )
+}
+
+/// What a call card shows for arguments refused as too deep.
+fn too_deep_input() -> String {
+    format!("(arguments nested deeper than {MAX_DEPTH} levels; not shown)")
+}
+
+/// Whether the arrays and objects of a JSON text nest deeper than `max`
+/// (strings skipped), read without recursion.
+fn nesting_exceeds(text: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The raw arguments as the generic call card shows them: the JSON when it
+/// parses, else the text (cut at 4 KiB).
+pub(crate) fn raw_input(arguments: &str) -> Value {
+    if arguments.is_empty() {
+        return Value::Object(Default::default());
+    }
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| Value::String(cap(arguments, 4096).into_owned()))
+}
