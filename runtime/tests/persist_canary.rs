@@ -1,8 +1,9 @@
-//! The value is never on disk (DESIGN C12): a tool whose value holds a
-//! secret made up at test time, which `render` and `presentation_meta` leave
-//! out, runs plain, under a replace-content policy and under a block, with
-//! a session log and a spill store attached. The secret is in the value a
-//! program gets, and in no byte of any file the registry wrote.
+//! The value is never on disk (C12, docs/contract.md): a tool whose value
+//! holds a secret made up at test time, which `render` and
+//! `presentation_meta` leave out, runs plain, under a replace-content
+//! policy and under a block, with a session log and a spill store
+//! attached. The secret is in the value a program gets, and in no byte of
+//! any file the registry wrote.
 
 mod persist_common;
 

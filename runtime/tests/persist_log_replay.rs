@@ -1,6 +1,6 @@
-//! The session log and replay (DESIGN C12, C13): lines never interleave,
-//! torn and corrupt lines are reported and skipped, and every card drawn
-//! live is drawn again, identical, from the log alone.
+//! The session log and replay (C12, C13, docs/contract.md): lines never
+//! interleave, torn and corrupt lines are reported and skipped, and every
+//! card drawn live is drawn again, identical, from the log alone.
 
 mod persist_common;
 

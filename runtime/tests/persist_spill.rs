@@ -1,7 +1,8 @@
-//! Spill through the registry (DESIGN C15): over budget, the full text goes
-//! to an owner-only file and the model reads a preview with the location
-//! and the full size; value and meta are untouched; nested calls and tools
-//! that opt out never spill; a failed write keeps the content and warns.
+//! Spill through the registry (C15, docs/contract.md): over budget, the
+//! full text goes to an owner-only file and the model reads a preview with
+//! the location and the full size; value and meta are untouched; nested
+//! calls and tools that opt out never spill; a failed write keeps the
+//! content and warns.
 
 mod persist_common;
 
