@@ -561,6 +561,26 @@ async fn c11_denial_never_runs_execute() {
 }
 
 #[tokio::test]
+async fn c11_a_panicking_pre_execute_policy_never_runs_execute() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let registry = Registry::builder()
+        .tool(Echo { runs: runs.clone() })
+        .pre_execute(|c: &PreExecute<'_>| {
+            if c.arguments["text"] == "pre" {
+                panic!("pre policy bug")
+            }
+            PreDecision::Allow
+        })
+        .build()
+        .unwrap();
+    let out = call(&registry, "echo", r#"{"text":"pre"}"#).await;
+    assert_eq!(out.code().unwrap(), "POLICY_ERROR", "{out:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "execute never ran");
+    assert_failure(&registry, &out, "POLICY_ERROR", "pre policy bug").await;
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "only the good call ran");
+}
+
+#[tokio::test]
 async fn c10_block_gives_an_error_whose_content_is_the_feedback() {
     let f = fixture();
     let out = call(&f.registry, "echo", r#"{"text":"block me"}"#).await;
