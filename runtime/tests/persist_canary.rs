@@ -1,24 +1,32 @@
-//! The value is never on disk (DESIGN C12): a tool whose value holds a
-//! secret made up at test time, which `render` and `presentation_meta` leave
-//! out, runs plain, under a replace-content policy and under a block, with
-//! a session log and a spill store attached. The secret is in the value a
-//! program gets, and in no byte of any file the registry wrote.
+//! The value is never on disk (C12, docs/contract.md): a tool whose value
+//! holds a secret made up at test time, which `render` and
+//! `presentation_meta` leave out, runs plain, under a replace-content
+//! policy and under a block, with a session log and a spill store
+//! attached. The secret is in the value a program gets, and in no byte of
+//! any file the registry wrote; nor are a value's own keys, when the value
+//! fails the contract and the error names where.
 
+#[macro_use]
+mod common;
 mod persist_common;
 
+use std::collections::BTreeMap;
 use std::collections::hash_map::RandomState;
 use std::fs;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
+use common::{N, Ok_, call};
 use persist_common::runtime;
-use serde::{Deserialize, Serialize};
+use schemars::JsonSchema;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toolprism::card::{CallCard, ResultCard, TerminalCall, TerminalResult};
 use toolprism::log::SessionLog;
 use toolprism::replay::replay_log;
 use toolprism::spill::SpillStore;
 use toolprism::{
-    ContentBlock, ErrorCode, PostDecision, PostExecute, PostExecutePolicy, Registry, Tool,
+    ContentBlock, ErrorCode, NoMeta, PostDecision, PostExecute, PostExecutePolicy, Registry, Tool,
     ToolCall, ToolContext, ToolError, ToolInfo, ToolOutcome, ToolResult,
 };
 
@@ -278,6 +286,117 @@ fn control_a_tool_that_renders_the_secret_is_caught() {
     assert!(holding[0].ends_with("session.jsonl"));
     assert!(holding[1].starts_with(dir.path().join("spill")));
     assert!(out.content()[0].as_text().unwrap().contains(&secret));
+}
+
+// ---------------------------------------------------------------------------
+// C12: a value's keys reach no persisted byte through an error either
+// ---------------------------------------------------------------------------
+
+const SECRET: &str = "canary-7f3a9c-secret";
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Ledger {
+    balances: BTreeMap<String, u32>,
+}
+
+/// Serializes a map key that is the secret, with a value of the wrong type.
+struct LyingLedger;
+
+impl Serialize for LyingLedger {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            balances: BTreeMap<&'a str, &'a str>,
+        }
+        Wire {
+            balances: [(SECRET, "not a number")].into(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LyingLedger {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ledger::deserialize(d).map(|_| LyingLedger)
+    }
+}
+
+impl JsonSchema for LyingLedger {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Ledger::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Ledger::json_schema(generator)
+    }
+}
+
+hostile_tool!(SchemaLeak, "schema_leak", N, LyingLedger, NoMeta,
+    execute: |_a, _cx| Ok(LyingLedger), meta: |_a, _v| None);
+hostile_tool!(NanLeak, "nan_leak", N, BTreeMap<String, f64>, NoMeta,
+    execute: |_a, _cx| Ok([(SECRET.to_owned(), f64::NAN)].into()), meta: |_a, _v| None);
+/// A map that writes the secret key twice.
+#[derive(Deserialize, JsonSchema)]
+struct SecretTwice(#[allow(dead_code)] BTreeMap<String, u32>);
+
+impl Serialize for SecretTwice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry(SECRET, &1)?;
+        map.serialize_entry(SECRET, &2)?;
+        map.end()
+    }
+}
+
+hostile_tool!(DupLeak, "dup_leak", N, SecretTwice, NoMeta,
+    execute: |_a, _cx| Ok(SecretTwice(BTreeMap::new())), meta: |_a, _v| None);
+hostile_tool!(MetaLeak, "meta_leak", N, u32, BTreeMap<String, f64>,
+    execute: |_a, _cx| Ok(1), meta: |_a, _v| Some([(SECRET.to_owned(), f64::INFINITY)].into()));
+
+#[test]
+fn c12_a_values_keys_reach_no_persisted_byte_through_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("s.jsonl");
+    let registry = Registry::builder()
+        .tool(Ok_)
+        .tool(SchemaLeak)
+        .tool(NanLeak)
+        .tool(DupLeak)
+        .tool(MetaLeak)
+        .log(SessionLog::create(&log).unwrap())
+        .spill(SpillStore::new(dir.path().join("spill")).unwrap())
+        .build()
+        .unwrap();
+    for name in ["schema_leak", "nan_leak", "dup_leak", "meta_leak"] {
+        let out = call(&registry, name, r#"{"n":1}"#);
+        assert_eq!(
+            out.code().unwrap(),
+            "INVALID_TOOL_OUTPUT",
+            "{name}: {out:?}"
+        );
+        let message = &out.error().unwrap().message;
+        assert!(!message.contains(SECRET), "{name}: {message}");
+        assert!(
+            message.contains("{entry"),
+            "{name}: the path names the entry by position: {message}"
+        );
+    }
+    // The scan can fail: a control call puts the secret in the arguments,
+    // which are persisted by design.
+    let scan = |path: &std::path::Path| -> bool {
+        let mut found = false;
+        for entry in files_under(path) {
+            let bytes = std::fs::read(&entry).unwrap();
+            found |= bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes());
+        }
+        found
+    };
+    assert!(!scan(dir.path()), "the secret reached the disk");
+    let control = call(&registry, "ok", &format!(r#"{{"n":1,"{SECRET}":0}}"#));
+    assert!(!control.is_error());
+    assert!(
+        scan(dir.path()),
+        "the control must be found, or the scan proves nothing"
+    );
 }
 
 #[test]

@@ -1,7 +1,10 @@
-//! The session log and replay (DESIGN C12, C13): lines never interleave,
-//! torn and corrupt lines are reported and skipped, and every card drawn
-//! live is drawn again, identical, from the log alone.
+//! The session log and replay (C12, C13, docs/contract.md): lines never
+//! interleave, torn and corrupt lines are reported and skipped, events of
+//! a kind replay does not know are skipped with a note, and every card
+//! drawn live is drawn again, identical, from the log alone (a `null` meta
+//! included).
 
+mod common;
 mod persist_common;
 
 use std::collections::{HashMap, HashSet};
@@ -775,6 +778,86 @@ fn a_replayed_entry_serializes_for_a_ui() {
     );
     let back: toolprism::replay::ReplayedEntry = serde_json::from_value(json).unwrap();
     assert_eq!(&back, entry);
+}
+
+// ---------------------------------------------------------------------------
+// C13: what the log holds replays as it was live
+// ---------------------------------------------------------------------------
+
+/// A unit-struct meta: its JSON is `null`.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Marker;
+
+struct NullMeta;
+
+impl Tool for NullMeta {
+    type Args = common::N;
+    type Value = u32;
+    type Meta = Marker;
+    const INFO: ToolInfo = ToolInfo::new("null_meta", "Its meta is null.");
+    async fn execute(&self, _: common::N, _: &ToolContext<'_>) -> Result<u32, ToolError> {
+        Ok(1)
+    }
+    fn render(_: &common::N, _: &u32) -> Vec<ContentBlock> {
+        vec![ContentBlock::text("1")]
+    }
+    fn presentation_meta(_: &common::N, _: &u32) -> Option<Marker> {
+        Some(Marker)
+    }
+    fn present_result(_: &common::N, result: &ToolResult<Marker>) -> Option<toolprism::ResultCard> {
+        let title = if result.meta.is_some() {
+            "marked"
+        } else {
+            "unmarked"
+        };
+        Some(toolprism::ResultCard::generic(
+            Some(title.to_owned()),
+            vec![],
+        ))
+    }
+}
+
+#[test]
+fn c13_a_null_meta_replays_as_it_was_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let registry = Registry::builder()
+        .tool(NullMeta)
+        .log(SessionLog::create(&path).unwrap())
+        .build()
+        .unwrap();
+    let live = common::call(&registry, "null_meta", r#"{"n":1}"#);
+    assert_eq!(live.meta(), Some(&Value::Null));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"meta\":null"), "{text}");
+    let replayed = replay_log(&path, &registry).unwrap();
+    assert_eq!(replayed.entries[0].result_card.as_ref(), live.result_card());
+    assert_eq!(replayed.entries[0].meta, Some(Value::Null));
+    match live.result_card().unwrap() {
+        toolprism::ResultCard::Generic(card) => assert_eq!(card.title.as_deref(), Some("marked")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn c13_an_unknown_event_type_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"tool/call","callId":"1","name":"ok","arguments":"{\"n\":1}"}"#, "\n",
+            r#"{"type":"tool/approval","callId":"1","decision":"allowed-once"}"#, "\n",
+            r#"{"type":"tool/result","callId":"1","content":[{"type":"text","text":"1"}],"isError":false}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let registry = Registry::builder().tool(common::Ok_).build().unwrap();
+    let replayed = replay_log(&path, &registry).unwrap();
+    assert_eq!(replayed.entries.len(), 1);
+    assert!(replayed.entries[0].has_result());
+    assert_eq!(replayed.problems.len(), 1);
+    assert_eq!(replayed.problems[0].kind, ReplayProblemKind::UnknownEvent);
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! Spill through the registry (DESIGN C15): over budget, the full text goes
-//! to an owner-only file and the model reads a preview with the location
-//! and the full size; value and meta are untouched; nested calls and tools
-//! that opt out never spill; a failed write keeps the content and warns.
+//! Spill through the registry (C15, docs/contract.md): over budget, the
+//! full text goes to an owner-only file and the model reads a preview with
+//! the location and the full size; value and meta are untouched; nested
+//! calls and tools that opt out never spill; a failed write keeps the
+//! content and warns; the spill directory is the user's own.
 
 mod persist_common;
 
@@ -413,4 +414,23 @@ fn the_log_holds_the_preview_not_the_spilled_text() {
     let replayed = toolprism::replay::replay_log(&log, &registry).unwrap();
     assert_eq!(replayed.entries[0].result_card.as_ref(), out.result_card());
     assert_eq!(replayed.entries[0].content, out.content());
+}
+
+#[cfg(unix)]
+#[test]
+fn c15_an_existing_spill_directory_is_tightened_and_a_symlink_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    std::fs::set_permissions(&spill, std::fs::Permissions::from_mode(0o755)).unwrap();
+    SpillStore::new(&spill).unwrap();
+    let mode = std::fs::metadata(&spill).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&spill, &link).unwrap();
+    let err = SpillStore::new(&link).unwrap_err();
+    assert!(err.to_string().contains("symlink"), "{err}");
+    // Nothing of the probe is left behind.
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
 }

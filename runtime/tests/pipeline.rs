@@ -1,6 +1,7 @@
 //! The call pipeline, end to end: every failure mode is a result (C9), the
 //! output contract (C1–C5), presenters (C6), policies (C10, C11) and
-//! nested calls (C14). Each test names the rule it guards.
+//! nested calls (C14). Each test is named after the rule it guards; the
+//! rules are in docs/contract.md.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,6 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 use toolprism::card::{GenericResult, TerminalCall};
+use toolprism::log::SessionLog;
+use toolprism::replay::replay_log;
 use toolprism::{
     CallCard, CallOptions, CancellationToken, ContentBlock, ErrorCode, NoMeta, PostDecision,
     PostExecute, PreDecision, PreExecute, Registry, ResultCard, Tool, ToolCall, ToolContext,
@@ -367,6 +370,32 @@ async fn c9_arguments_not_json() {
 }
 
 #[tokio::test]
+async fn c9_only_the_empty_string_means_an_empty_object() {
+    #[derive(Clone, Deserialize, schemars::JsonSchema)]
+    struct NoArgs {}
+    struct Bare;
+    impl Tool for Bare {
+        type Args = NoArgs;
+        type Value = u32;
+        type Meta = NoMeta;
+        const INFO: ToolInfo = ToolInfo::new("bare", "Takes no arguments.");
+        async fn execute(&self, _: NoArgs, _: &ToolContext<'_>) -> Result<u32, ToolError> {
+            Ok(1)
+        }
+        fn render(_: &NoArgs, _: &u32) -> Vec<ContentBlock> {
+            vec![ContentBlock::text("rendered")]
+        }
+    }
+    let registry = Registry::builder().tool(Bare).build().unwrap();
+    assert!(!call(&registry, "bare", "").await.is_error());
+    for blank in [" ", "\n\t"] {
+        let out = call(&registry, "bare", blank).await;
+        assert_eq!(out.code().unwrap(), "INVALID_ARGS", "{blank:?}");
+        assert!(out.error().unwrap().message.contains("not valid JSON"));
+    }
+}
+
+#[tokio::test]
 async fn c9_arguments_breaking_the_schema_name_the_path() {
     let f = fixture();
     let out = call(&f.registry, "echo", r#"{"text": 5}"#).await;
@@ -529,6 +558,26 @@ async fn c11_denial_never_runs_execute() {
         1,
         "only the good call after the denial ran"
     );
+}
+
+#[tokio::test]
+async fn c11_a_panicking_pre_execute_policy_never_runs_execute() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let registry = Registry::builder()
+        .tool(Echo { runs: runs.clone() })
+        .pre_execute(|c: &PreExecute<'_>| {
+            if c.arguments["text"] == "pre" {
+                panic!("pre policy bug")
+            }
+            PreDecision::Allow
+        })
+        .build()
+        .unwrap();
+    let out = call(&registry, "echo", r#"{"text":"pre"}"#).await;
+    assert_eq!(out.code().unwrap(), "POLICY_ERROR", "{out:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "execute never ran");
+    assert_failure(&registry, &out, "POLICY_ERROR", "pre policy bug").await;
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "only the good call ran");
 }
 
 #[tokio::test]
@@ -792,6 +841,125 @@ async fn c14_nested_calls_get_the_typed_value_and_no_meta_or_card() {
 }
 
 // ---------------------------------------------------------------------------
+// C14: nested calls compose
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+struct City {
+    city: String,
+}
+
+struct Weather;
+
+/// The weather of a city.
+#[tool]
+impl Weather {
+    fn execute(args: City) -> Result<String, ToolError> {
+        match args.city.as_str() {
+            "Oslo" => Ok("rain".to_owned()),
+            other => {
+                Err(ToolError::new(format!("no weather for {other}")).with_code("UNKNOWN_CITY"))
+            }
+        }
+    }
+    fn render(_: &City, v: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v)]
+    }
+}
+
+struct Trip;
+
+/// Plans a trip from the weather of each city, in parallel.
+#[tool]
+impl Trip {
+    async fn execute(&self, args: Cities, cx: &ToolContext<'_>) -> Result<Forecast, ToolError> {
+        // The first city through the context: `?` keeps the inner code.
+        let first = cx
+            .call_typed::<Weather>(json!({ "city": args.cities[0] }))
+            .await?;
+        // The others from spawned tasks, each with an owned handle.
+        let mut tasks = Vec::new();
+        for city in &args.cities[1..] {
+            let nested = cx.nested();
+            let city = city.clone();
+            tasks.push(tokio::spawn(async move {
+                nested.call_typed::<Weather>(json!({ "city": city })).await
+            }));
+        }
+        let mut all = vec![first];
+        for task in tasks {
+            all.push(task.await.map_err(|e| ToolError::new(e.to_string()))??);
+        }
+        Ok(Forecast(all))
+    }
+    fn render(_: &Cities, v: &Forecast) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v.0.join(", "))]
+    }
+}
+
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
+struct Forecast(Vec<String>);
+
+#[derive(Clone, Deserialize, schemars::JsonSchema)]
+struct Cities {
+    cities: Vec<String>,
+}
+
+#[test]
+fn c14_nested_calls_keep_codes_carry_the_parent_id_and_run_in_spawned_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::builder()
+        .tool(Weather)
+        .tool(Trip)
+        .log(SessionLog::create(dir.path().join("s.jsonl")).unwrap())
+        .build()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = rt.block_on(registry.call(ToolCall::new(
+        "t1",
+        "trip",
+        r#"{"cities":["Oslo","Oslo","Oslo"]}"#,
+    )));
+    assert_eq!(out.value().unwrap(), &json!(["rain", "rain", "rain"]));
+    let out = rt.block_on(registry.call(ToolCall::new("t2", "trip", r#"{"cities":["Atlantis"]}"#)));
+    assert_eq!(out.code().unwrap(), "UNKNOWN_CITY", "{out:?}");
+    let out = rt.block_on(registry.call(ToolCall::new(
+        "t3",
+        "trip",
+        r#"{"cities":["Oslo","Atlantis"]}"#,
+    )));
+    assert_eq!(out.code().unwrap(), "UNKNOWN_CITY", "{out:?}");
+
+    let replayed = replay_log(registry.session_log().unwrap().path(), &registry).unwrap();
+    assert!(replayed.problems.is_empty(), "{:?}", replayed.problems);
+    let nested: Vec<_> = replayed.entries.iter().filter(|e| e.nested).collect();
+    assert_eq!(nested.len(), 3 + 1 + 2);
+    for entry in &nested {
+        let parent = entry.parent_call_id.as_deref().unwrap();
+        assert!(
+            entry.call_id.starts_with(&format!("{parent}:nested:")),
+            "{}",
+            entry.call_id
+        );
+        assert!(entry.meta.is_none());
+    }
+    let t1: Vec<&str> = nested
+        .iter()
+        .filter(|e| e.parent_call_id.as_deref() == Some("t1"))
+        .map(|e| e.call_id.as_str())
+        .collect();
+    let mut sorted = t1.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["t1:nested:1", "t1:nested:2", "t1:nested:3"]);
+    let failed = nested.iter().find(|e| e.is_error).unwrap();
+    assert_eq!(failed.error_code.as_ref().unwrap(), "UNKNOWN_CITY");
+}
+
+// ---------------------------------------------------------------------------
 // C10: post-execute semantics, the reference system's exercise
 // ---------------------------------------------------------------------------
 
@@ -914,6 +1082,33 @@ async fn c10_policies_run_in_order_on_what_the_previous_one_decided() {
         seen.lock().unwrap().as_slice(),
         [vec![ContentBlock::text("first")]]
     );
+}
+
+#[tokio::test]
+async fn c10_post_execute_policies_see_denied_calls() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let registry = Registry::builder()
+        .tool(Echo { runs: runs.clone() })
+        .pre_execute(|_: &PreExecute<'_>| PreDecision::deny("not today"))
+        .post_execute(move |view: &PostExecute<'_>| {
+            record
+                .lock()
+                .unwrap()
+                .push(view.error.map(|e| e.code.to_string()));
+            PostDecision::ReplaceContent(vec![ContentBlock::text("Error: denied by policy")])
+        })
+        .build()
+        .unwrap();
+    let out = call(&registry, "echo", r#"{"text":"x"}"#).await;
+    assert_eq!(out.code().unwrap(), "DENIED");
+    assert_eq!(*seen.lock().unwrap(), [Some("DENIED".to_owned())]);
+    assert_eq!(
+        out.content(),
+        [ContentBlock::text("Error: denied by policy")]
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "a denied call never runs");
 }
 
 #[tokio::test]
@@ -1040,4 +1235,21 @@ fn error_values_serialize_like_the_reference() {
         serde_json::from_value::<ErrorCode>(json!("INVALID_ARGS")).unwrap(),
         ErrorCode::InvalidArgs
     );
+}
+
+#[tokio::test]
+async fn c9_outcome_code_and_error_code_comparisons() {
+    let f = fixture();
+    let out = call(&f.registry, "missing", "{}").await;
+    assert_eq!(out.code(), Some(&ErrorCode::UnknownTool));
+    assert!(*out.code().unwrap() == "UNKNOWN_TOOL");
+    assert!("UNKNOWN_TOOL" == *out.code().unwrap());
+    assert!(
+        call(&f.registry, "echo", r#"{"text":"x"}"#)
+            .await
+            .code()
+            .is_none()
+    );
+    let options = CallOptions::new().with_timeout(Duration::from_secs(1));
+    assert_eq!(options.timeout(), Some(Duration::from_secs(1)));
 }
