@@ -6,7 +6,7 @@
 //! value and meta types against them once, at your type, so a missing
 //! derive is one error that says which derive to add. They are public so
 //! that the compiler's note ("required by a bound in
-//! `toolprism::bounds::args`") points at documented code.
+//! `value_type`", with this file's path) points at documented code.
 //!
 //! | role | needs |
 //! |---|---|
@@ -134,22 +134,23 @@ bound_trait! {
 
 /// Checks a tool's arguments type: `true` once it type-checks, which it
 /// does when the type meets every bound of the arguments.
-pub const fn args<T: ArgsDeserialize + ArgsJsonSchema + ArgsClone + ArgsThreadSafe>() -> bool {
+pub const fn args_type<T: ArgsDeserialize + ArgsJsonSchema + ArgsClone + ArgsThreadSafe>() -> bool {
     true
 }
 
 /// Checks a tool's value type.
-pub const fn value<T: ValueSerialize + ValueDeserialize + ValueJsonSchema + ValueThreadSafe>()
--> bool {
+// One line, so that the compiler's note quotes one line.
+#[rustfmt::skip]
+pub const fn value_type<T: ValueSerialize + ValueDeserialize + ValueJsonSchema + ValueThreadSafe>() -> bool {
     true
 }
 
 /// Checks a tool's meta type.
-pub const fn meta<T: MetaSerialize + MetaDeserialize + MetaThreadSafe>() -> bool {
+pub const fn meta_type<T: MetaSerialize + MetaDeserialize + MetaThreadSafe>() -> bool {
     true
 }
 
 /// Checks a tool type.
-pub const fn tool<T: ToolThreadSafe>() -> bool {
+pub const fn tool_type<T: ToolThreadSafe>() -> bool {
     true
 }

@@ -1,7 +1,7 @@
 //! What a UI draws: call cards and result cards, a closed vocabulary.
 //!
 //! Both unions are tagged by `card`; a UI switches on that tag and never on
-//! a tool's name (DESIGN C8). The JSON is the reference system's wire
+//! a tool's name (C8 in `docs/contract.md`). The JSON is the reference system's wire
 //! format: camelCase fields, `card` tag, `shape` (search) and `kind` (web)
 //! sub-tags.
 //!

@@ -37,7 +37,7 @@ impl ToolAnnotations {
     };
 }
 
-/// How a tool's content is spilled when it is too large (DESIGN C15).
+/// How a tool's content is spilled when it is too large (C15 in `docs/contract.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SpillBudget {
     /// Use the registry's default budget.

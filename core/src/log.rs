@@ -1,4 +1,4 @@
-//! The session log: append-only JSON Lines, one file per session (DESIGN C12).
+//! The session log: append-only JSON Lines, one file per session (C12 in `docs/contract.md`).
 //!
 //! Four events are written, one line each:
 //!

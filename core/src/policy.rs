@@ -1,5 +1,5 @@
-//! Policies: allow or deny before `execute` (DESIGN C11), accept, replace
-//! or block after it (DESIGN C10).
+//! Policies: allow or deny before `execute` (C11 in `docs/contract.md`), accept, replace
+//! or block after it (C10 in `docs/contract.md`).
 //!
 //! A post-execute decision is exactly one of four things. It cannot carry
 //! both new content and a new value: there is no variant for that.
@@ -116,7 +116,7 @@ impl PostExecute<'_> {
 /// replaces both the value and the content, because content is projected
 /// from the value (`render`): a new value brings its own content, and content
 /// that came with a value of its own would let the model read one thing
-/// while programs get another (DESIGN C10).
+/// while programs get another (C10 in `docs/contract.md`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostDecision {
     /// Keep the result.

@@ -1,4 +1,4 @@
-//! Replay: a session log drawn again as cards, for UIs (DESIGN C13).
+//! Replay: a session log drawn again as cards, for UIs (C13 in `docs/contract.md`).
 //!
 //! A session log holds each call's name and raw arguments and each result's
 //! content, `isError`, error code and meta: everything a presenter may see,

@@ -4,7 +4,7 @@
 //! Inputs use schemars' *deserialize* contract (what the model may send);
 //! outputs use the *serialize* contract (what `execute` produces): a field
 //! with `#[serde(default)]` is optional in the input schema but always
-//! present, hence required, in the output schema (DESIGN C1).
+//! present, hence required, in the output schema (C1 in `docs/contract.md`).
 //!
 //! ```
 //! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]

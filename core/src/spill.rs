@@ -1,5 +1,5 @@
 //! Spill: content over a tool's budget goes to a file; the model reads a
-//! head-and-tail preview and where the full text lives (DESIGN C15).
+//! head-and-tail preview and where the full text lives (C15 in `docs/contract.md`).
 //!
 //! The budget is the tool's ([`ToolInfo::spill`](crate::ToolInfo::spill),
 //! the `spill = N | never` key of `#[tool]`), or else the registry's

@@ -1,4 +1,4 @@
-//! The compile-time contract of `#[tool]` (DESIGN K1–K10).
+//! The compile-time contract of `#[tool]` (K1–K10 in `docs/contract.md`).
 //!
 //! `fail/` holds one mistake per file, named after it, with the exact
 //! diagnostics in the `.stderr` next to it; `pass/` holds tools that must

@@ -17,7 +17,9 @@
 //! otherwise fail a second time. The tool type itself is checked the same
 //! way, in the impl's where clause.
 
-pub use crate::bounds::{args, meta, tool, value};
+pub use crate::bounds::{
+    args_type as args, meta_type as meta, tool_type as tool, value_type as value,
+};
 
 /// `T` itself; `OK` carries the result of a `check_*` call, so that a
 /// failed check makes the type an error instead of `T`.
@@ -32,4 +34,3 @@ impl<T: ?Sized, const OK: bool> Bounded<OK> for T {
 
 /// `T`, once `OK` (a `check_*` call) has type-checked.
 pub type Checked<T, const OK: bool> = <T as Bounded<OK>>::Type;
-

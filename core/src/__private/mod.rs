@@ -28,12 +28,12 @@ pub use ::core;
 pub use ::inventory;
 pub use ::std;
 
-pub use crate::registry::builtin::Builtin;
 pub use crate::bounds::{
     ArgsClone, ArgsDeserialize, ArgsJsonSchema, ArgsThreadSafe, MetaDeserialize, MetaSerialize,
     MetaThreadSafe, ToolThreadSafe, ValueDeserialize, ValueJsonSchema, ValueSerialize,
     ValueThreadSafe,
 };
+pub use crate::registry::builtin::Builtin;
 pub use builtin::{BuiltinDefault, register_builtin};
 pub use doc::{doc_description, doc_text, doc_title};
 pub use params::{ArgsParam, ResultParam, ValueParam, args_param, result_param, value_param};

@@ -3,7 +3,7 @@
 //! `serde_json::to_value` quietly maps `f64` NaN and the infinities to
 //! `null`, keeps the last of two equal object keys, and JSON has no
 //! faithful way to carry `-0.0`. The framework rejects such values instead
-//! of altering them (DESIGN C3):
+//! of altering them (C3 in `docs/contract.md`):
 //!
 //! - [`to_lossless_value`] serializes any `Serialize` value into a
 //!   [`serde_json::Value`] in one pass, failing on NaN, infinities, `-0.0`,

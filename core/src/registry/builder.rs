@@ -142,7 +142,7 @@ impl RegistryBuilder {
         self
     }
 
-    /// Spills content over budget to this store (DESIGN C15).
+    /// Spills content over budget to this store (C15 in `docs/contract.md`).
     pub fn spill(mut self, store: SpillStore) -> Self {
         self.settings.spill = Some(store);
         self

@@ -1,6 +1,6 @@
 //! The [`Registry`]: holds tools and policies, and runs calls.
 //!
-//! A call goes through DESIGN's pipeline: look the tool up (`UNKNOWN_TOOL`),
+//! A call goes through the pipeline (`docs/contract.md`): look the tool up (`UNKNOWN_TOOL`),
 //! then the tool's own steps 2–10 ([`pipeline`] lays them out in order).
 //! Every failure is a result: [`Registry::call`] never panics and never
 //! returns `Err` for a tool-level problem.

@@ -1,4 +1,4 @@
-//! One call through the pipeline, in DESIGN's order. Step 1 (look the tool
+//! One call through the pipeline, in the order of `docs/contract.md`. Step 1 (look the tool
 //! up) is the registry's; it hands the call to this tool's pipeline, which
 //! runs steps 2–10, one method each, in this order:
 //!
