@@ -4,14 +4,16 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::definition::ToolDefinition;
 use crate::error::{ErrorInfo, ToolError};
 use crate::log::SessionLog;
 use crate::registry::{CallOptions, ProgressSink, Registry};
+use crate::result::NestedCall;
 use crate::tool::Tool;
 
 /// A progress report from a running tool, as the caller's sink receives it
@@ -50,7 +52,13 @@ pub struct ToolContext<'a> {
     log: Option<&'a SessionLog>,
     /// Numbers this call's nested calls, shared with its [`NestedCalls`].
     nested_ids: OnceLock<Arc<AtomicU64>>,
+    /// What a program's calls left, for the outcome ([`ProgramCalls`]).
+    program: OnceLock<Arc<Records>>,
 }
+
+/// The persisted projections of a program's calls, in the order they
+/// finished.
+type Records = Mutex<Vec<NestedCall>>;
 
 impl fmt::Debug for ToolContext<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -83,6 +91,18 @@ impl<'a> ToolContext<'a> {
             progress,
             log,
             nested_ids: OnceLock::new(),
+            program: OnceLock::new(),
+        }
+    }
+
+    /// What the calls of this call's program left (taken once, when the
+    /// body is done).
+    pub(crate) fn take_program_calls(&self) -> Vec<NestedCall> {
+        match self.program.get() {
+            Some(records) => {
+                std::mem::take(&mut *records.lock().unwrap_or_else(PoisonError::into_inner))
+            }
+            None => Vec::new(),
         }
     }
 
@@ -231,6 +251,102 @@ impl<'a> ToolContext<'a> {
             cancel: self.cancellation().clone(),
             log: self.log.cloned(),
         }
+    }
+}
+
+impl ToolContext<'_> {
+    /// The handle a tool that runs a program (Code Mode's `run_code`) makes
+    /// the program's tool calls with: like [`nested`](Self::nested), but
+    /// each call is shown to the person watching, call by call. So, unlike a
+    /// Rust nested call, it computes its presentation meta; the session log
+    /// keeps its content, error code and meta (never the value), tied to
+    /// this call; and this call's outcome lists it
+    /// ([`ToolOutcome::nested_calls`](crate::ToolOutcome::nested_calls)),
+    /// so its cards are drawn under this call's, live and on replay. Its
+    /// content is never spilled: the program reads the value.
+    ///
+    /// Only an async `execute` records its program's calls in the outcome
+    /// (a blocking tool's calls are still logged).
+    pub fn program(&self) -> ProgramCalls {
+        ProgramCalls {
+            calls: self.nested(),
+            records: Arc::clone(self.program.get_or_init(Default::default)),
+        }
+    }
+}
+
+/// The tool calls of a program a tool runs, made with
+/// [`ToolContext::program`]: `'static`, `Send`, `Clone`, so a program's
+/// event loop can hold it.
+#[derive(Clone)]
+pub struct ProgramCalls {
+    calls: NestedCalls,
+    records: Arc<Records>,
+}
+
+impl fmt::Debug for ProgramCalls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProgramCalls")
+            .field("parent", &self.calls.parent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProgramCalls {
+    /// The call running the program.
+    pub fn parent_call_id(&self) -> &str {
+        &self.calls.parent
+    }
+
+    /// The running call's cancellation: cancelled when it is cancelled or
+    /// times out. A program's calls take a child of it.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.calls.cancel
+    }
+
+    /// The definitions of the tools a program may call: every tool of the
+    /// registry but the one running programs.
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.calls.registry.program_definitions()
+    }
+
+    /// One tool's definition, if a program may call it.
+    pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.calls.registry.program_definition(name)
+    }
+
+    /// Calls tool `name` for the program: the whole pipeline (policies,
+    /// both schema checks, the tool's timeout), under `cancel` (pass a
+    /// child of [`cancellation`](Self::cancellation)). Resolves to the
+    /// validated, post-policy value, or the error with its code and the
+    /// message the model would read.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+    ) -> Result<Value, ErrorInfo> {
+        let mut options = CallOptions::new().with_cancel(cancel);
+        if let Some(log) = &self.calls.log {
+            options = options.with_log(log.clone());
+        }
+        let (outcome, arguments) = self
+            .calls
+            .registry
+            .run_program(
+                name,
+                arguments,
+                &options,
+                &self.calls.parent,
+                self.calls.next_id(),
+            )
+            .await;
+        let (record, value) = outcome.into_record(arguments);
+        self.records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record);
+        value
     }
 }
 

@@ -36,7 +36,7 @@ mod tool;
 
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
-pub use context::{NestedCalls, Progress, ToolContext};
+pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};
 pub use definition::{SpillBudget, ToolAnnotations, ToolDefinition, ToolInfo};
 pub use error::{ErrorCode, ErrorInfo, ToolError};
 pub use lossless::MAX_DEPTH;
@@ -44,9 +44,10 @@ pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
 pub use registry::{
-    CallOptions, DEFAULT_SPILL_BUDGET, Registry, RegistryBuilder, RegistryError, ToolCall,
+    CallOptions, DEFAULT_SPILL_BUDGET, Mode, PROGRAM_TOOL, Registry, RegistryBuilder,
+    RegistryError, ToolCall,
 };
-pub use result::{ToolOutcome, ToolResult};
+pub use result::{NestedCall, ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{NoMeta, Tool};
 

@@ -11,8 +11,10 @@
 //!   a call made by a program (a tool calling another through its
 //!   [`ToolContext`](crate::ToolContext)); its id is
 //!   `<parentCallId>:nested:<n>`, so a reader can tie it to its parent;
-//! - `{"type":"tool/nested-result","callId":…,"parentCallId":…?,"content":[…],"isError":…,"error":{"code":…}?}`:
-//!   its result (nested calls have no meta).
+//! - `{"type":"tool/nested-result","callId":…,"parentCallId":…?,"content":[…],"isError":…,"error":{"code":…}?,"meta":…?}`:
+//!   its result; `meta` only for the calls of a program the model wrote
+//!   (Code Mode), which are shown to a person call by call (a Rust
+//!   program's calls compute none).
 //!
 //! A meta whose JSON is `null` is written as `"meta":null` and read back as
 //! a present `null` meta, so a replayed card sees what the live one saw.
@@ -148,8 +150,8 @@ pub enum LogEvent {
         /// The arguments, as JSON text.
         arguments: String,
     },
-    /// A nested call's result: content and error code; no meta, never the
-    /// value.
+    /// A nested call's result: content, error code and, for a Code Mode
+    /// program's call, meta; never the value.
     #[serde(rename = "tool/nested-result", rename_all = "camelCase")]
     NestedResult {
         /// The call's id.
@@ -164,6 +166,10 @@ pub enum LogEvent {
         /// The error code, failures only.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<PersistedError>,
+        /// The meta of a Code Mode program's call, when its tool projects
+        /// one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Value>,
     },
 }
 
@@ -226,6 +232,7 @@ impl Wire {
                 content: need(self.content, "content")?,
                 is_error: need(self.is_error, "isError")?,
                 error: self.error,
+                meta: self.meta,
             },
             _ => return Err(Unread::UnknownType(self.kind)),
         })
@@ -284,6 +291,8 @@ enum EventRef<'a> {
         is_error: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<ErrorRef<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        meta: Option<&'a Value>,
     },
 }
 
@@ -396,8 +405,9 @@ impl SessionLog {
         })
     }
 
-    /// Appends a `tool/nested-result` event: content, isError and error
-    /// code; never the value, and no meta (nested calls have none).
+    /// Appends a `tool/nested-result` event: content, isError, error code,
+    /// and meta when the call has one (a Code Mode program's); never the
+    /// value.
     pub fn record_nested_result(
         &self,
         call_id: &str,
@@ -411,6 +421,7 @@ impl SessionLog {
             content: &result.content,
             is_error: result.is_error,
             error: error.map(|code| ErrorRef { code }),
+            meta: result.meta.as_ref(),
         })
     }
 
@@ -766,6 +777,15 @@ mod tests {
                 error: Some(PersistedError {
                     code: ErrorCode::parse("UNKNOWN_CITY"),
                 }),
+                meta: None,
+            },
+            LogEvent::NestedResult {
+                call_id: "c2:nested:1".into(),
+                parent_call_id: Some("c2".into()),
+                content: vec![ContentBlock::text("12 lines")],
+                is_error: false,
+                error: None,
+                meta: Some(serde_json::json!({"lines": 12})),
             },
         ] {
             let text = serde_json::to_string(&event).unwrap();

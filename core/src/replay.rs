@@ -394,8 +394,9 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 content,
                 is_error,
                 error,
+                meta,
                 ..
-            } => self.on_result(line, call_id, content, is_error, error, None),
+            } => self.on_result(line, call_id, content, is_error, error, meta),
         }
     }
 

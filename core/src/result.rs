@@ -75,6 +75,27 @@ impl<M> ToolResult<M> {
     }
 }
 
+/// A call a program made while another call ran (through
+/// [`ToolContext::program`](crate::ToolContext::program)), as the session
+/// log keeps it: its name, arguments, persisted result and error code,
+/// never its value. A UI draws its cards live from this with
+/// [`Registry::present_call`](crate::Registry::present_call) and
+/// [`Registry::present_result`](crate::Registry::present_result), the same
+/// functions replay draws with, so live and replayed cards are the same.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedCall {
+    /// Its id: `<parent call id>:nested:<n>`.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, as JSON text (as logged).
+    pub arguments: String,
+    /// What is persisted of its result: content, isError, meta.
+    pub result: ToolResult,
+    /// The error code, failures only.
+    pub error: Option<ErrorCode>,
+}
+
 /// The live outcome of one call: the persisted [`ToolResult`], plus the
 /// validated value for successes, plus `{message, code}` for failures, plus
 /// the cards for top-level calls.
@@ -90,6 +111,7 @@ pub struct ToolOutcome {
     pub(crate) call_card: Option<CallCardSlot>,
     pub(crate) result_card: Option<ResultCardSlot>,
     pub(crate) warnings: Vec<String>,
+    pub(crate) nested: Vec<NestedCall>,
 }
 
 impl fmt::Debug for ToolOutcome {
@@ -200,6 +222,14 @@ impl ToolOutcome {
         }
     }
 
+    /// The calls a program made while this call ran (a Code Mode program's
+    /// `tools.x(…)`), in the order they finished: what the log keeps of
+    /// each, to draw their cards under this call's. Empty for a tool that
+    /// runs no program.
+    pub fn nested_calls(&self) -> &[NestedCall] {
+        &self.nested
+    }
+
     /// Problems that did not fail the call: a spill or a log write that
     /// failed (the content was kept whole, the call's result stands).
     pub fn warnings(&self) -> &[String] {
@@ -221,6 +251,44 @@ impl ToolOutcome {
                 "the call produced no value",
             )),
         }
+    }
+
+    /// What the log keeps of a program's call, and what the program gets:
+    /// the value or the error.
+    pub(crate) fn into_record(
+        self,
+        arguments: String,
+    ) -> (NestedCall, Result<serde_json::Value, ErrorInfo>) {
+        let ToolOutcome {
+            call_id,
+            name,
+            result,
+            value,
+            typed,
+            error,
+            ..
+        } = self;
+        // The typed value's `Drop` is the tool's code.
+        if let Some(typed) = typed {
+            crate::guard::discard(typed);
+        }
+        let code = error.as_ref().map(|e| e.code.clone());
+        let value = match (value, error) {
+            (_, Some(error)) => Err(error),
+            (Some(value), None) => Ok(value),
+            (None, None) => Err(ErrorInfo::new(
+                ErrorCode::ToolFailed,
+                "the call produced no value",
+            )),
+        };
+        let record = NestedCall {
+            call_id,
+            name,
+            arguments,
+            result,
+            error: code,
+        };
+        (record, value)
     }
 
     /// The value as the tool's own type `V`, or the error.

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use super::compiled;
 use super::entry::{DynTool, Entry};
-use super::{Inner, Registry};
+use super::{Inner, Mode, PROGRAM_TOOL, Registry};
+use crate::definition::ToolDefinition;
 use crate::definition::check_name;
 use crate::guard::guard;
 use crate::log::SessionLog;
@@ -58,7 +59,14 @@ pub struct RegistryBuilder {
     tools: Vec<Box<dyn DynTool>>,
     problems: Vec<String>,
     settings: Settings,
+    mode: Mode,
+    /// The program tool and what writes its description.
+    program: Option<(usize, Describe)>,
 }
+
+/// Writes the program tool's description from the definitions a program
+/// may call.
+type Describe = Box<dyn FnOnce(&[&ToolDefinition]) -> String + Send>;
 
 impl fmt::Debug for RegistryBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,6 +85,8 @@ impl RegistryBuilder {
         RegistryBuilder {
             tools: Vec::new(),
             problems: Vec::new(),
+            mode: Mode::Native,
+            program: None,
             settings: Settings {
                 pre: Vec::new(),
                 post: Vec::new(),
@@ -90,6 +100,62 @@ impl RegistryBuilder {
 
     /// Registers a tool.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        let name = T::INFO.name;
+        if name == PROGRAM_TOOL {
+            self.problems.push(format!(
+                "the tool name \"{PROGRAM_TOOL}\" is reserved for Code Mode's program tool (`toolprism::code`): rename `{}` with #[tool(name = \"...\")]",
+                std::any::type_name::<T>()
+            ));
+            return self;
+        }
+        self.add(tool)
+    }
+
+    /// Registers the tool that runs the model's programs over this
+    /// registry's tools (Code Mode's `run_code`, which `toolprism::code`
+    /// registers for you): named [`PROGRAM_TOOL`], listed only in the
+    /// [modes](Mode) that offer it, and never reachable from a program.
+    /// Its description is written by `describe` at [`build`](Self::build)
+    /// from the definitions a program may call (the typed SDK the model
+    /// writes against).
+    pub fn program<T: Tool>(
+        mut self,
+        tool: T,
+        describe: impl FnOnce(&[&ToolDefinition]) -> String + Send + 'static,
+    ) -> Self {
+        if T::INFO.name != PROGRAM_TOOL {
+            self.problems.push(format!(
+                "the program tool `{}` must be named \"{PROGRAM_TOOL}\", not \"{}\"",
+                std::any::type_name::<T>(),
+                T::INFO.name.escape_debug()
+            ));
+            return self;
+        }
+        if self.program.is_some() {
+            self.problems
+                .push("a registry has one program tool; it was registered twice".to_owned());
+            return self;
+        }
+        let at = self.tools.len();
+        self = self.add(tool);
+        if self.tools.len() > at {
+            self.program = Some((at, Box::new(describe)));
+        }
+        self
+    }
+
+    /// Which tools the model is offered: [`Mode::Native`] (the default,
+    /// every tool), [`Mode::Code`] (only the program tool, whose
+    /// description carries the SDK) or [`Mode::Both`]. The definitions the
+    /// registry lists (`tools/list` over MCP, `schema --dialect`) and the
+    /// tools the model may call follow it; a program may call every tool
+    /// whatever the mode.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    fn add<T: Tool>(mut self, tool: T) -> Self {
         let name = T::INFO.name;
         if let Err(problem) = check_name(name) {
             self.problems.push(problem);
@@ -107,6 +173,7 @@ impl RegistryBuilder {
             Ok(Ok(compiled)) => self.tools.push(Box::new(Entry {
                 tool: Arc::new(tool),
                 compiled,
+                described: None,
             })),
             Ok(Err(problem)) => self.problems.push(problem),
             Err(panic) => self.problems.push(format!(
@@ -155,12 +222,44 @@ impl RegistryBuilder {
     }
 
     /// The registry, or every problem found.
-    pub fn build(self) -> Result<Registry, RegistryError> {
+    pub fn build(mut self) -> Result<Registry, RegistryError> {
+        if self.mode != Mode::Native && self.program.is_none() {
+            self.problems.push(format!(
+                "mode \"{}\" offers the model `{PROGRAM_TOOL}`, and no program tool is registered: enable Code Mode with `toolprism::code` (feature `code`)",
+                self.mode
+            ));
+        }
         if !self.problems.is_empty() {
             return Err(RegistryError {
                 problems: self.problems,
             });
         }
+        let program = self.program.take().map(|(at, describe)| {
+            let callable: Vec<&ToolDefinition> = self
+                .tools
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != at)
+                .map(|(_, t)| t.definition())
+                .collect();
+            // The describer is the program tool's own code: a panic is a
+            // registry problem, not a crash.
+            (at, guard(move || describe(&callable)))
+        });
+        let program = match program {
+            Some((at, Ok(description))) => {
+                self.tools[at].describe(description);
+                Some(at)
+            }
+            Some((_, Err(panic))) => {
+                return Err(RegistryError {
+                    problems: vec![format!(
+                        "writing the description of \"{PROGRAM_TOOL}\" panicked: {panic}"
+                    )],
+                });
+            }
+            None => None,
+        };
         // Sorted by name: a lookup is a binary search, which for the handful
         // of tools a registry holds costs less than hashing the name (SipHash).
         let mut index: Vec<(&'static str, usize)> = self
@@ -170,12 +269,19 @@ impl RegistryBuilder {
             .map(|(i, t)| (t.info().name, i))
             .collect();
         index.sort_unstable();
+        let count = self.tools.len();
         Ok(Registry {
             inner: Arc::new(Inner {
                 tools: self.tools,
                 index,
                 settings: self.settings,
                 nested_ids: AtomicU64::new(0),
+                offered: (0..count)
+                    .filter(|&i| Inner::offered_in(self.mode, program, i))
+                    .collect(),
+                callable: (0..count).filter(|&i| Some(i) != program).collect(),
+                mode: self.mode,
+                program,
             }),
         })
     }

@@ -11,7 +11,7 @@ use super::arguments::{Arguments, read_arguments};
 use super::pipeline::Call;
 use super::present::{self, draw_result_card, generic_result};
 use crate::card::{CallCard, ResultCard};
-use crate::definition::ToolInfo;
+use crate::definition::{ToolDefinition, ToolInfo};
 use crate::dialect::Dialect;
 use crate::guard::discard;
 use crate::result::{ToolOutcome, ToolResult};
@@ -20,7 +20,11 @@ use crate::tool::Tool;
 
 pub(super) trait DynTool: Send + Sync {
     fn info(&self) -> &'static ToolInfo;
-    fn compiled(&self) -> &Compiled;
+    /// What a client lists: the compiled definition, or the program tool's
+    /// with the description written at build time.
+    fn definition(&self) -> &ToolDefinition;
+    /// Replaces the description (the program tool's, at build time).
+    fn describe(&mut self, description: String);
     fn tool_type(&self) -> TypeId;
     /// Steps 2–10 of one call (step 1 found this tool).
     fn run<'a>(
@@ -43,6 +47,8 @@ pub(super) trait DynTool: Send + Sync {
 pub(super) struct Entry<T: Tool> {
     pub(super) tool: Arc<T>,
     pub(super) compiled: Arc<Compiled>,
+    /// The definition with another description, for the program tool.
+    pub(super) described: Option<Box<ToolDefinition>>,
 }
 
 impl<T: Tool> DynTool for Entry<T> {
@@ -50,8 +56,16 @@ impl<T: Tool> DynTool for Entry<T> {
         &T::INFO
     }
 
-    fn compiled(&self) -> &Compiled {
-        &self.compiled
+    fn definition(&self) -> &ToolDefinition {
+        self.described
+            .as_deref()
+            .unwrap_or(&self.compiled.definition)
+    }
+
+    fn describe(&mut self, description: String) {
+        let mut definition = self.compiled.definition.clone();
+        definition.description = description;
+        self.described = Some(Box::new(definition));
     }
 
     fn tool_type(&self) -> TypeId {

@@ -116,6 +116,98 @@ struct Inner {
     settings: Settings,
     /// Numbers the nested calls made without a parent call.
     nested_ids: AtomicU64,
+    /// Which tools the model is offered.
+    mode: Mode,
+    /// The position of the program tool in `tools`, when there is one.
+    program: Option<usize>,
+    /// The positions of the tools the model is offered, in order.
+    offered: Box<[usize]>,
+    /// The positions of the tools a program may call, in order.
+    callable: Box<[usize]>,
+}
+
+/// The name of the tool that runs the model's programs (Code Mode): no
+/// other tool may take it.
+pub const PROGRAM_TOOL: &str = "run_code";
+
+/// Which tools a registry offers the model; see
+/// [`RegistryBuilder::mode`].
+///
+/// ```
+/// use toolprism::Mode;
+/// assert_eq!("both".parse::<Mode>().unwrap(), Mode::Both);
+/// assert_eq!(Mode::Code.to_string(), "code");
+/// assert!("mixed".parse::<Mode>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Every tool, called one at a time by the model (no program tool).
+    #[default]
+    Native,
+    /// Only the program tool (`run_code`): the model writes one program
+    /// against the typed SDK of every tool.
+    Code,
+    /// Every tool, and the program tool.
+    Both,
+}
+
+impl Mode {
+    /// Its name: `native`, `code` or `both`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Native => "native",
+            Mode::Code => "code",
+            Mode::Both => "both",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "native" => Ok(Mode::Native),
+            "code" => Ok(Mode::Code),
+            "both" => Ok(Mode::Both),
+            _ => Err(format!(
+                "unknown mode \"{}\": use native, code or both",
+                cap(s, 32).escape_debug()
+            )),
+        }
+    }
+}
+
+impl Inner {
+    /// Whether the model is offered the tool at `at`, in `mode`.
+    pub(super) fn offered_in(mode: Mode, program: Option<usize>, at: usize) -> bool {
+        let is_program = program == Some(at);
+        match mode {
+            Mode::Native => !is_program,
+            Mode::Code => is_program,
+            Mode::Both => true,
+        }
+    }
+
+    /// Whether the model is offered the tool at `at`.
+    fn offered(&self, at: usize) -> bool {
+        Inner::offered_in(self.mode, self.program, at)
+    }
+
+    /// Whether a call from `origin` may reach the tool at `at`.
+    fn reachable(&self, at: usize, origin: Origin<'_>) -> bool {
+        if origin.is_nested() {
+            self.program != Some(at)
+        } else {
+            self.offered(at)
+        }
+    }
 }
 
 impl fmt::Debug for Registry {
@@ -155,14 +247,39 @@ impl Registry {
             .fold(RegistryBuilder::new(), |builder, b| (b.register)(builder))
     }
 
-    /// Every tool's definition, in registration order.
+    /// The definitions of the tools the model is offered, in registration
+    /// order: every tool in [`Mode::Native`], only the program tool in
+    /// [`Mode::Code`], both in [`Mode::Both`].
     pub fn definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
-        self.inner.tools.iter().map(|t| &t.compiled().definition)
+        let inner = &*self.inner;
+        inner.offered.iter().map(|&i| inner.tools[i].definition())
     }
 
-    /// One tool's definition.
+    /// The definition of a tool the model is offered.
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
-        self.look_up(name).map(|t| &t.compiled().definition)
+        self.look_up(name, Origin::TopLevel).map(|t| t.definition())
+    }
+
+    /// The definitions of the tools a program may call (a tool's nested
+    /// calls, a Code Mode program): every tool but the program tool, in
+    /// registration order, whatever the mode.
+    pub fn program_definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
+        let inner = &*self.inner;
+        inner.callable.iter().map(|&i| inner.tools[i].definition())
+    }
+
+    /// The definition of a tool a program may call.
+    pub fn program_definition(&self, name: &str) -> Option<&ToolDefinition> {
+        let nested = Origin::Nested {
+            parent: None,
+            program: true,
+        };
+        self.look_up(name, nested).map(|t| t.definition())
+    }
+
+    /// Which tools the model is offered.
+    pub fn mode(&self) -> Mode {
+        self.inner.mode
     }
 
     /// The session log, when one is attached.
@@ -241,7 +358,11 @@ impl Registry {
         id: String,
     ) -> Result<T::Value, ToolError> {
         let name = T::INFO.name;
-        match self.look_up(name) {
+        let nested = Origin::Nested {
+            parent,
+            program: false,
+        };
+        match self.look_up(name, nested) {
             Some(tool) if tool.tool_type() == TypeId::of::<T>() => {}
             _ => {
                 drop_deep(arguments);
@@ -276,16 +397,49 @@ impl Registry {
             name: name.to_owned(),
             args: Arguments::checked(arguments),
             options,
-            origin: Origin::Nested { parent },
+            origin: Origin::Nested {
+                parent,
+                program: false,
+            },
         })
         .await
     }
 
-    /// Step 1: the tool of that name, if registered.
-    fn look_up(&self, name: &str) -> Option<&dyn DynTool> {
-        let index = &self.inner.index;
-        let at = index.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-        Some(&*self.inner.tools[index[at].1])
+    /// A program's call (Code Mode): a nested call that computes its meta,
+    /// with the arguments as logged.
+    pub(crate) async fn run_program(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+        parent: &str,
+        id: String,
+    ) -> (ToolOutcome, String) {
+        let args = Arguments::checked(arguments);
+        let logged = args.logged().into_owned();
+        let outcome = self
+            .dispatch(Call {
+                id,
+                name: name.to_owned(),
+                args,
+                options,
+                origin: Origin::Nested {
+                    parent: Some(parent),
+                    program: true,
+                },
+            })
+            .await;
+        (outcome, logged)
+    }
+
+    /// Step 1: the tool of that name, if a call from `origin` may reach it
+    /// (the model: the tools its mode offers; a program: every tool but the
+    /// program tool).
+    fn look_up(&self, name: &str, origin: Origin<'_>) -> Option<&dyn DynTool> {
+        let inner = &*self.inner;
+        let index = &inner.index;
+        let at = index[index.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?].1;
+        inner.reachable(at, origin).then(|| &*inner.tools[at])
     }
 
     /// Step 1, and the future of the rest; nothing runs (nothing is
@@ -294,7 +448,7 @@ impl Registry {
         &'a self,
         call: Call<'a>,
     ) -> Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>> {
-        match self.look_up(&call.name) {
+        match self.look_up(&call.name, call.origin) {
             Some(tool) => tool.run(self, call),
             None => Box::pin(async move { self.unknown_tool(call) }),
         }
@@ -305,7 +459,13 @@ impl Registry {
     fn unknown_tool(&self, call: Call<'_>) -> ToolOutcome {
         let settings = &self.inner.settings;
         let mut warnings = call.record(settings);
-        let names: Vec<&str> = self.inner.index.iter().map(|(n, _)| *n).collect();
+        let inner = &*self.inner;
+        let names: Vec<&str> = inner
+            .index
+            .iter()
+            .filter(|(_, at)| inner.reachable(*at, call.origin))
+            .map(|(n, _)| *n)
+            .collect();
         let error = ErrorInfo::new(
             ErrorCode::UnknownTool,
             format!(
@@ -375,7 +535,13 @@ impl Registry {
         dialect: Option<Dialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
-        match self.look_up(name) {
+        // Replay draws every call it finds, the program tool's too.
+        let index = &self.inner.index;
+        let found = index
+            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .ok()
+            .map(|at| &*self.inner.tools[index[at].1]);
+        match found {
             Some(tool) => tool.present_raw(arguments, dialect, result),
             None => (
                 CallCard::generic(name, None, Some(raw_input(arguments))),

@@ -35,7 +35,7 @@
 //! through one.
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -57,7 +57,7 @@ use crate::log::SessionLog;
 use crate::lossless::{check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
-use crate::result::{CallCardSlot, ResultCardSlot, ToolOutcome, ToolResult};
+use crate::result::{CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult};
 use crate::schema::violations;
 use crate::spill::spill_content;
 use crate::text::cap;
@@ -70,14 +70,28 @@ pub(super) enum Origin<'a> {
     /// the log.
     TopLevel,
     /// A program (a tool's nested call, or code holding the registry): the
-    /// value, no meta, no cards, no spill; `tool/nested-call` and
+    /// value, no cards, no spill; `tool/nested-call` and
     /// `tool/nested-result` in the log, tied to the parent when there is one.
-    Nested { parent: Option<&'a str> },
+    /// Meta only for a `program` the model wrote (Code Mode), whose calls
+    /// are shown to a person call by call (C5, P4); a Rust program's calls
+    /// compute none.
+    Nested {
+        parent: Option<&'a str>,
+        program: bool,
+    },
 }
 
 impl Origin<'_> {
     pub(super) fn is_nested(self) -> bool {
         matches!(self, Origin::Nested { .. })
+    }
+
+    /// Whether step 6 computes `presentation_meta`.
+    fn projects_meta(self) -> bool {
+        matches!(
+            self,
+            Origin::TopLevel | Origin::Nested { program: true, .. }
+        )
     }
 }
 
@@ -117,7 +131,7 @@ impl<'a> Call<'a> {
                     self.options.dialect,
                 ),
             ),
-            Origin::Nested { parent } => (
+            Origin::Nested { parent, .. } => (
                 "tool/nested-call",
                 log.record_nested_call(&self.id, parent, &self.name, &self.args.logged()),
             ),
@@ -180,6 +194,9 @@ struct Run<'a, T: Tool> {
     name: String,
     options: &'a CallOptions,
     origin: Origin<'a>,
+    /// The calls the body's program made (`ToolContext::program`), for the
+    /// outcome: filled when `execute` is done.
+    program: Mutex<Vec<NestedCall>>,
 }
 
 /// A call that passed steps 2 and 3, ready for step 4: all the
@@ -236,6 +253,7 @@ impl<T: Tool> Entry<T> {
             name,
             options,
             origin,
+            program: Mutex::new(Vec::new()),
         };
         let (input, args) = match run.parse_arguments(args) {
             Ok(parsed) => parsed,
@@ -312,7 +330,12 @@ impl<T: Tool> Run<'_, T> {
             discard(args);
         }
         let produced = produced.map(|p| (p.json, Box::new(p.typed) as Box<dyn Any + Send + Sync>));
-        outcome(self.id, self.name, result, produced, error, cards, warnings)
+        let mut outcome = outcome(self.id, self.name, result, produced, error, cards, warnings);
+        outcome.nested = self
+            .program
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        outcome
     }
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
@@ -403,6 +426,10 @@ impl<T: Tool> Run<'_, T> {
                 cx.cancel_own();
             }
             drop(body);
+            let program = cx.take_program_calls();
+            if !program.is_empty() {
+                *self.program.lock().unwrap_or_else(PoisonError::into_inner) = program;
+            }
             outcome
         };
         match outcome {
@@ -541,7 +568,7 @@ impl<T: Tool> Run<'_, T> {
                 );
             }
         };
-        let meta = if self.nested() {
+        let meta = if !self.origin.projects_meta() {
             None
         } else {
             match self.presentation_meta(args, &produced.typed) {
@@ -797,7 +824,7 @@ pub(super) fn publish(
     let code = error.map(|e| &e.code);
     let (event, written) = match origin {
         Origin::TopLevel => ("tool/result", log.record_result(id, result, code)),
-        Origin::Nested { parent } => (
+        Origin::Nested { parent, .. } => (
             "tool/nested-result",
             log.record_nested_result(id, parent, result, code),
         ),
@@ -844,5 +871,6 @@ pub(super) fn outcome(
         call_card,
         result_card,
         warnings,
+        nested: Vec::new(),
     }
 }
