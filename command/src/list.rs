@@ -7,9 +7,9 @@ use serde::Serialize;
 use super::table::Table;
 use super::text::one_line;
 use super::{Failure, Status};
-use toolprism_core::card::ToolKind;
 use toolprism_core::Registry;
 use toolprism_core::ToolAnnotations;
+use toolprism_core::card::ToolKind;
 
 /// Options of `list`.
 #[derive(Debug, clap::Args)]

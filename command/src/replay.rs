@@ -11,9 +11,9 @@ use super::progress::{self, Bar};
 use super::terminal::{Style, draw_call, draw_result};
 use super::text::{one_line, plural, thousands};
 use super::{Failure, Status};
-use toolprism_html::{Session, session_page};
 use toolprism_core::Registry;
 use toolprism_core::replay::{Replay, ReplayItem, ReplayProblem, Replayed, ReplayedEntry};
+use toolprism_html::{Session, session_page};
 
 /// Options of `replay`.
 #[derive(Debug, clap::Args)]

@@ -8,15 +8,14 @@
 //! is drawn with the showcase's tools registered (for their presenters
 //! only: replay runs nothing). The page's renderer knows none of them.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use serde_json::Value;
 use toolprism::Registry;
 use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
+use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use toolprism_tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
