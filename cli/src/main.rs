@@ -18,6 +18,7 @@ mod edit;
 mod names;
 mod scaffold;
 mod template;
+mod text;
 
 use std::ffi::OsString;
 use std::io::Write;

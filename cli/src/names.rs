@@ -1,6 +1,8 @@
 //! The names a tool gets: the tool's own (what the model calls), the
 //! module's, and the prefix of its Rust types.
 
+use crate::text::ellipsize;
+
 /// A tool's names, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Names {
@@ -29,12 +31,7 @@ const BUILTIN_CRATES: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 impl Names {
     /// Checks `tool` and derives the other names from it.
     pub(crate) fn new(tool: &str) -> Result<Names, String> {
-        let shown: String = tool.chars().take(70).collect();
-        let shown = if shown.len() < tool.len() {
-            format!("{}…", shown.escape_debug())
-        } else {
-            shown.escape_debug().to_string()
-        };
+        let shown = ellipsize(tool, 70).escape_debug().to_string();
         let valid = !tool.is_empty()
             && tool.len() <= 64
             && tool

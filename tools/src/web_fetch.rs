@@ -32,7 +32,7 @@ use toolprism::card::{ResultCard, WebResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
-use crate::text::cap_chars;
+use crate::text::{cap_chars, ellipsize, lossy_head};
 
 /// Bytes of body kept when the call sets no `maxBytes`.
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024;
@@ -239,7 +239,7 @@ fn http_host(url: &str) -> Result<String, ToolError> {
     let invalid = |why: &str| {
         ToolError::new(format!(
             "\"{}\" is not a usable URL: {why}",
-            crate::text::ellipsize(url, 200)
+            ellipsize(url, 200)
         ))
         .with_code("INVALID_URL")
     };
@@ -258,7 +258,7 @@ fn http_host(url: &str) -> Result<String, ToolError> {
         other => {
             return Err(invalid(&format!(
                 "the scheme \"{}\" is not http{}",
-                crate::text::ellipsize(other, 20),
+                ellipsize(other, 20),
                 if cfg!(feature = "https") {
                     " or https"
                 } else {
@@ -323,14 +323,7 @@ fn fetch(
     }
     let truncated = bytes.len() as u64 > cap;
     bytes.truncate(cap as usize);
-    // A cut may split a UTF-8 sequence at the end: drop the partial char.
-    let body = match std::str::from_utf8(&bytes) {
-        Ok(text) => text.to_owned(),
-        Err(e) if truncated && e.error_len().is_none() => {
-            String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
-        }
-        Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
-    };
+    let body = lossy_head(&bytes, truncated);
     Ok(WebFetchValue {
         url: url.to_owned(),
         status_code,
