@@ -108,8 +108,6 @@ pub mod grep;
 pub mod read;
 #[cfg(feature = "sql")]
 pub mod sql_query;
-#[cfg(all(test, feature = "web"))]
-mod test_server;
 mod text;
 #[cfg(feature = "fs")]
 mod walk;

@@ -336,8 +336,8 @@ fn fetch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_server::{Routes, Server};
     use toolprism::{Registry, ToolCall, ToolOutcome};
+    use toolprism_testkit::http::{Routes, Server};
 
     fn registry() -> Registry {
         Registry::builder()
@@ -361,6 +361,29 @@ mod tests {
 
     fn server() -> Server {
         routes().http()
+    }
+
+    /// `routes` over TLS with this certificate and PKCS#8 key (DER).
+    #[cfg(feature = "https")]
+    fn https(routes: Routes, cert_der: Vec<u8>, key_der: Vec<u8>) -> Server {
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+        use std::sync::Arc;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![CertificateDer::from(cert_der)],
+                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key_der)),
+            )
+            .unwrap();
+        let config = Arc::new(config);
+        routes.serve_over("https", move |tcp| {
+            let tls =
+                rustls::ServerConnection::new(config.clone()).map_err(std::io::Error::other)?;
+            Ok(Box::new(rustls::StreamOwned::new(tls, tcp)))
+        })
     }
 
     #[tokio::test]
@@ -447,8 +470,8 @@ mod tests {
         };
         let (pem_a, der_a, key_a) = made("a.test");
         let (_, der_b, key_b) = made("b.test");
-        let server_a = routes().https(der_a, key_a);
-        let server_b = routes().https(der_b, key_b);
+        let server_a = https(routes(), der_a, key_a);
+        let server_b = https(routes(), der_b, key_b);
         let trusting_a = Registry::builder()
             .tool(WebFetchTool::trusting_only_pem(pem_a.as_bytes()).unwrap())
             .build()
