@@ -15,6 +15,8 @@
 
 mod crate_info;
 mod edit;
+#[cfg(test)]
+mod name_rule;
 mod names;
 mod scaffold;
 mod template;
