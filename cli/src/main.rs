@@ -15,9 +15,12 @@
 
 mod crate_info;
 mod edit;
+#[cfg(test)]
+mod name_rule;
 mod names;
 mod scaffold;
 mod template;
+mod text;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -1,6 +1,8 @@
 //! The names a tool gets: the tool's own (what the model calls), the
 //! module's, and the prefix of its Rust types.
 
+use crate::text::ellipsize;
+
 /// A tool's names, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Names {
@@ -26,21 +28,21 @@ const KEYWORDS: &[&str] = &[
 /// root would make `use std::…` ambiguous.
 const BUILTIN_CRATES: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 
+/// Whether `name` is a tool name: `[A-Za-z0-9_-]{1,64}` (K9). The
+/// registry (`toolprism-core`) and `#[tool]` (`toolprism-macros`) check the
+/// same rule, each in its own crate; `name_rule`'s test pins the three equal.
+pub(crate) fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 impl Names {
     /// Checks `tool` and derives the other names from it.
     pub(crate) fn new(tool: &str) -> Result<Names, String> {
-        let shown: String = tool.chars().take(70).collect();
-        let shown = if shown.len() < tool.len() {
-            format!("{}…", shown.escape_debug())
-        } else {
-            shown.escape_debug().to_string()
-        };
-        let valid = !tool.is_empty()
-            && tool.len() <= 64
-            && tool
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !valid {
+        let shown = ellipsize(tool, 70).escape_debug().to_string();
+        if !is_tool_name(tool) {
             return Err(format!(
                 "\"{shown}\" is not a tool name: use 1 to 64 characters from A-Z, a-z, 0-9, `_` and `-`"
             ));

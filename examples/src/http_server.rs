@@ -1,7 +1,14 @@
-//! A tiny HTTP/1.1 server on 127.0.0.1 for the showcase and the tests:
-//! fixed routes, `GET` and `HEAD` only, one connection at a time, closed
-//! after each response. It exists so `web_fetch` is shown and tested
-//! against a real socket without any network.
+//! A tiny HTTP/1.1 server on 127.0.0.1 for the showcase: fixed routes,
+//! `GET` and `HEAD` only, one connection at a time, closed after each
+//! response. It exists so `web_fetch` is shown against a real socket
+//! without any network.
+//!
+//! It is part of the showcase, not of its tests: `cargo run` serves the
+//! article and the status the `web_fetch` scenarios fetch from it, and a
+//! reader of the showcase sees it as the code it is. Tests that need a
+//! server of their own use `toolprism_testkit::http` instead, so no test
+//! depends on what the showcase chooses to serve (the end-to-end tests
+//! check this server only through the showcase that uses it).
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Write};

@@ -1,4 +1,5 @@
-//! Small text helpers for the showcase and the terminal renderer. All pure.
+//! The showcase's one text module: `…` for display and `plural`. All pure.
+//! (The terminal renderer has its own, in `toolprism::cli`.)
 
 /// `s` cut to `max` chars with `…` appended when cut; for display.
 pub(crate) fn ellipsize(s: &str, max: usize) -> String {

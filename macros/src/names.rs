@@ -36,7 +36,12 @@ fn snake_case(name: &str) -> String {
     out
 }
 
-/// Why `name` is not a valid tool name (`[A-Za-z0-9_-]{1,64}`), if it is not.
+/// Why `name` is not a valid tool name (`[A-Za-z0-9_-]{1,64}`, K9), if it
+/// is not. The registry (`toolprism-core`) checks the same rule when a tool
+/// is registered, and `cargo toolprism new` before it scaffolds one; a proc
+/// macro cannot depend on the registry, so the rule is written in each
+/// crate, and a test of `cargo-toolprism` (`name_rule`) compiles this file
+/// and pins the three equal over a corpus of names.
 pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("is empty".to_owned());

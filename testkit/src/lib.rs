@@ -6,7 +6,9 @@
 //!   the same;
 //! - [`npm_packages`]: pinned npm packages under `target/testkit/`;
 //! - [`chromium`]: Debian's `chromium`, installed with `apt-get` when
-//!   missing (a browser's own download fails on the project's machines).
+//!   missing (a browser's own download fails on the project's machines);
+//! - [`http`]: a loopback HTTP server with fixed routes and redirects, plain
+//!   or over a stream the test wraps (TLS).
 //!
 //! Each set-up takes an exclusive file lock, so tests running in parallel
 //! threads or processes (cargo-nextest) wait for one another instead of
@@ -15,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod browser;
+pub mod http;
 
 use std::fs::{self, File};
 use std::io;

@@ -77,6 +77,9 @@
 //! - **Processes** ([`bash`]): nothing a command starts outlives its call,
 //!   `setsid`, double forks and `nohup` included (Linux; see
 //!   [`bash`] for what holds elsewhere).
+//! - **Redirects** ([`web_fetch`]): each is checked before it is followed,
+//!   and only `http://` (and `https://` with TLS) is; a redirect to
+//!   `file:`, `ftp:`, `data:` or another scheme is `REDIRECT_REFUSED`.
 //! - **SQL** ([`sql_query`]): read-only by construction, decided by SQLite
 //!   while it compiles the statement.
 //!
@@ -108,8 +111,6 @@ pub mod grep;
 pub mod read;
 #[cfg(feature = "sql")]
 pub mod sql_query;
-#[cfg(all(test, feature = "web"))]
-mod test_server;
 mod text;
 #[cfg(feature = "fs")]
 mod walk;

@@ -83,7 +83,7 @@ use tokio::sync::oneshot;
 use toolprism::card::{ExitStatus as CardExitStatus, ResultCard, TerminalCall, TerminalResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolResult, tool};
 
-use crate::text::ellipsize;
+use crate::text::{ellipsize, lossy_head};
 use crate::workspace::Workspace;
 use process::{ProcessTree, read_status};
 
@@ -299,13 +299,8 @@ fn capture(mut stream: impl Read + Send + 'static) -> oneshot::Receiver<Captured
                 Err(_) => break,
             }
         }
-        // A cut may split a UTF-8 sequence at the end: drop the partial char.
-        let bytes = match std::str::from_utf8(&kept) {
-            Err(e) if truncated && e.error_len().is_none() => &kept[..e.valid_up_to()],
-            _ => &kept[..],
-        };
         let _ = tx.send(Captured {
-            text: String::from_utf8_lossy(bytes).into_owned(),
+            text: lossy_head(&kept, truncated),
             truncated,
         });
     });

@@ -1,0 +1,313 @@
+//! The [`Cli`] builder: where the registry comes from (built, or built from
+//! the parsed [`Globals`]), the program's description and example, an
+//! optional command of its own, and the run: parse, check `--root`, build
+//! the registry when a command needs it, dispatch, shut down.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{ArgMatches, FromArgMatches};
+
+use toolprism_core::Registry;
+
+use crate::command::{Top, assemble};
+use crate::exit::{clap_error, failure, usage};
+use crate::panic;
+
+/// The options every command takes, parsed before the registry is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Globals {
+    root: PathBuf,
+    root_given: bool,
+}
+
+impl Globals {
+    /// The directory the tools should be confined to: `--root DIR`, or the
+    /// current directory. Canonical, and known to be a directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether `--root` was given.
+    pub fn root_given(&self) -> bool {
+        self.root_given
+    }
+}
+
+type Build = Box<dyn FnOnce(&Globals) -> Result<Registry, String>>;
+type RunDefault = Box<dyn FnOnce(&ArgMatches, &Globals) -> Result<ExitCode, clap::Error>>;
+
+/// Where the registry comes from.
+enum Source {
+    Ready(Registry),
+    Build(Build),
+}
+
+/// What runs when no subcommand is given.
+struct DefaultCommand {
+    augment: fn(clap::Command) -> clap::Command,
+    run: RunDefault,
+}
+
+/// The command line, configured: the registry (or how to build it), the
+/// program's description, and an optional command of its own.
+///
+/// ```
+/// use toolprism::Registry;
+/// use toolprism::cli::Cli;
+///
+/// // A registry built from `--root` (here empty); `list` prints a table.
+/// let status = Cli::new(|globals| {
+///     assert!(globals.root().is_dir());
+///     Registry::builder().build()
+/// })
+/// .about("My agent's tools.")
+/// .run_from(["mytools", "list", "--json"]);
+/// assert_eq!(status, std::process::ExitCode::SUCCESS);
+/// ```
+pub struct Cli {
+    source: Source,
+    about: Option<String>,
+    name: Option<String>,
+    example: (String, String),
+    default: Option<DefaultCommand>,
+}
+
+impl fmt::Debug for Cli {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cli")
+            .field("about", &self.about)
+            .field("name", &self.name)
+            .field("default_command", &self.default.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cli {
+    /// A command line whose registry is built from the parsed global
+    /// options (`--root DIR`), once a command needs it. An `Err` ends the
+    /// program with its message and exit status 2.
+    pub fn new<F, E>(build: F) -> Self
+    where
+        F: FnOnce(&Globals) -> Result<Registry, E> + 'static,
+        E: fmt::Display,
+    {
+        Cli::from_source(Source::Build(Box::new(move |globals| {
+            build(globals).map_err(|e| e.to_string())
+        })))
+    }
+
+    /// A command line over a registry that is already built: no `--root`.
+    pub fn with_registry(registry: Registry) -> Self {
+        Cli::from_source(Source::Ready(registry))
+    }
+
+    fn from_source(source: Source) -> Self {
+        Cli {
+            source,
+            about: None,
+            name: None,
+            example: ("my_tool".to_owned(), r#"{"key":"value"}"#.to_owned()),
+            default: None,
+        }
+    }
+
+    /// What `--help` says the program is.
+    pub fn about(mut self, about: impl Into<String>) -> Self {
+        self.about = Some(about.into());
+        self
+    }
+
+    /// The program's name in `--help` (default: from how it was started).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The call `call --help` shows as its example: a tool of yours and
+    /// arguments it accepts.
+    pub fn example_call(mut self, tool: impl Into<String>, arguments: impl Into<String>) -> Self {
+        self.example = (tool.into(), arguments.into());
+        self
+    }
+
+    /// What runs when no subcommand is given, with options of its own
+    /// (`A`, a `#[derive(clap::Args)]` struct) shown in the top-level
+    /// `--help`. Those options cannot be combined with a subcommand.
+    /// Without a default command, no subcommand prints the help on stderr
+    /// and exits with 2.
+    ///
+    /// ```
+    /// use std::process::ExitCode;
+    /// use toolprism::Registry;
+    /// use toolprism::cli::{Cli, clap};
+    ///
+    /// #[derive(clap::Args)]
+    /// struct Demo {
+    ///     /// Say it loudly.
+    ///     #[arg(long)]
+    ///     loud: bool,
+    /// }
+    ///
+    /// let cli = || Cli::new(|_| Registry::builder().build()).default_command(|demo: Demo, _| {
+    ///     if demo.loud { ExitCode::from(7) } else { ExitCode::SUCCESS }
+    /// });
+    /// assert_eq!(cli().run_from(["demo", "--loud"]), ExitCode::from(7));
+    /// assert_eq!(cli().run_from(["demo"]), ExitCode::SUCCESS);
+    /// assert_eq!(cli().run_from(["demo", "--loud", "list"]), ExitCode::from(2));
+    /// ```
+    pub fn default_command<A, F>(mut self, run: F) -> Self
+    where
+        A: clap::Args + FromArgMatches + 'static,
+        F: FnOnce(A, &Globals) -> ExitCode + 'static,
+    {
+        self.default = Some(DefaultCommand {
+            augment: A::augment_args,
+            run: Box::new(move |matches, globals| {
+                let args = A::from_arg_matches(matches)?;
+                Ok(run(args, globals))
+            }),
+        });
+        self
+    }
+
+    /// Parses the program's arguments and runs the command.
+    pub fn run(self) -> ExitCode {
+        self.run_from(std::env::args_os())
+    }
+
+    /// Parses `args` (the program's name first) and runs the command.
+    pub fn run_from<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let bin = self.name.clone().unwrap_or_else(|| {
+            args.first()
+                .and_then(|a| Path::new(a).file_name())
+                .map_or_else(|| "tools".to_owned(), |n| n.to_string_lossy().into_owned())
+        });
+        let (command, own) = self.command(&bin);
+        let matches = match command.try_get_matches_from(args) {
+            Ok(matches) => matches,
+            Err(e) => return clap_error(&e, &bin),
+        };
+        let globals = match globals(&matches) {
+            Ok(globals) => globals,
+            Err(message) => return usage(&message),
+        };
+        let root_based = matches!(self.source, Source::Build(_));
+        let Cli {
+            source, default, ..
+        } = self;
+        if matches.subcommand_name().is_none() {
+            let Some(default) = default else {
+                // Unreachable: clap asks for a subcommand.
+                return usage("no command given; see --help");
+            };
+            return match (default.run)(&matches, &globals) {
+                Ok(status) => status,
+                Err(e) => clap_error(&e, &bin),
+            };
+        }
+        let top = match Top::from_arg_matches(&matches) {
+            Ok(top) => top,
+            Err(e) => return clap_error(&e, &bin),
+        };
+        let Some(command) = top.command else {
+            return usage("no command given; see --help");
+        };
+        // The default command's options mean nothing to a subcommand.
+        if let Some(option) = own.iter().find(|(id, _)| {
+            matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        }) {
+            return usage(&format!(
+                "{} is an option of {bin} without a command; it cannot be used with '{}'",
+                option.1,
+                matches.subcommand_name().unwrap_or_default()
+            ));
+        }
+        panic::install_hook();
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => return failure(&format!("cannot start the tokio runtime: {e}")),
+        };
+        let registry = match source {
+            Source::Ready(registry) => registry,
+            Source::Build(build) => {
+                let _entered = runtime.enter();
+                match build(&globals) {
+                    Ok(registry) => registry,
+                    Err(e) => return usage(&format!("cannot build the tools: {e}")),
+                }
+            }
+        };
+        let root = root_based.then_some(globals.root.as_path());
+        let status = command.run(&registry, &runtime, &bin, root);
+        // A timed-out blocking tool may still be running on the blocking
+        // pool: its result is dropped, and the program does not wait for it.
+        drop(registry);
+        runtime.shutdown_timeout(Duration::from_millis(200));
+        status
+    }
+
+    /// The clap command and the default command's options (id, as shown);
+    /// see [`assemble`].
+    fn command(&self, bin: &str) -> (clap::Command, Vec<(String, String)>) {
+        assemble(
+            bin,
+            self.about.as_deref(),
+            (&self.example.0, &self.example.1),
+            self.default.as_ref().map(|d| d.augment),
+            matches!(self.source, Source::Build(_)),
+        )
+    }
+}
+
+/// The global options out of `matches`: `--root`, or the current
+/// directory, canonical and known to be a directory.
+fn globals(matches: &ArgMatches) -> Result<Globals, String> {
+    let given = matches
+        .try_get_one::<PathBuf>("root")
+        .ok()
+        .flatten()
+        .cloned();
+    let (dir, root_given) = match given {
+        Some(dir) => (dir, true),
+        None => (
+            std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+            false,
+        ),
+    };
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("--root {}: {e}", dir.display()))?;
+    if !root.is_dir() {
+        return Err(format!("--root {}: not a directory", dir.display()));
+    }
+    Ok(Globals { root, root_given })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_is_consistent() {
+        let cli = Cli::new(|_| Registry::builder().build());
+        cli.command("t").0.debug_assert();
+        let cli = Cli::with_registry(Registry::builder().build().unwrap());
+        let (command, own) = cli.command("t");
+        assert!(own.is_empty());
+        command.clone().debug_assert();
+        assert!(command.get_arguments().all(|a| a.get_id() != "root"));
+    }
+}

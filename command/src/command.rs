@@ -1,0 +1,189 @@
+//! The clap command: the subcommands and their options, the help texts
+//! with an example per command, and the dispatch of a parsed subcommand to
+//! the module that runs it.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::builder::Resettable;
+use clap::{CommandFactory, Parser, Subcommand};
+
+use toolprism_core::Registry;
+
+use crate::exit::{Failure, Status, finish};
+#[cfg(feature = "mcp")]
+use crate::serve;
+use crate::{call, list, replay, schema};
+
+/// The subcommands.
+#[derive(Debug, Parser)]
+pub(crate) struct Top {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// List the tools: name, kind, hints and description.
+    List(list::ListArgs),
+    /// Print the tool definitions, canonical or in a provider's request shape.
+    Schema(schema::SchemaArgs),
+    /// Run one call and show the model's view, the value, the meta and both cards.
+    Call(call::CallArgs),
+    /// Draw a session log's cards again in the terminal.
+    Replay(replay::ReplayArgs),
+    /// Serve the tools over the Model Context Protocol (stdio or Streamable HTTP).
+    #[cfg(feature = "mcp")]
+    Serve(serve::ServeArgs),
+}
+
+impl Command {
+    /// Runs the subcommand over `registry`; `name` is the program's name,
+    /// `root` the `--root` directory when the registry was built from it.
+    pub(crate) fn run(
+        self,
+        registry: &Registry,
+        runtime: &tokio::runtime::Runtime,
+        name: &str,
+        root: Option<&Path>,
+    ) -> ExitCode {
+        // `serve` writes protocol messages to stdout itself: the lock below
+        // would block it.
+        #[cfg(feature = "mcp")]
+        if let Command::Serve(args) = &self {
+            return finish(serve::run(registry, args, runtime, name, root), Ok(()));
+        }
+        #[cfg(not(feature = "mcp"))]
+        let _ = (name, root);
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        let outcome: Result<Status, Failure> = match self {
+            Command::List(args) => list::run(registry, &args, &mut out),
+            Command::Schema(args) => schema::run(registry, &args, &mut out),
+            Command::Call(args) => call::run(registry, args, runtime, &mut out),
+            Command::Replay(args) => replay::run(registry, &args, &mut out),
+            #[cfg(feature = "mcp")]
+            Command::Serve(_) => unreachable!("served above"),
+        };
+        let flushed = out.flush();
+        finish(outcome, flushed)
+    }
+}
+
+/// The clap command: the subcommands, `--root` when `with_root` (the
+/// registry is built from it), the default command's options added by
+/// `own_args`, and the help texts, whose examples name the program `bin`
+/// and call `example` (a tool, its arguments).
+///
+/// Also returns the default command's options (id, as shown), which
+/// cannot be combined with a subcommand. (clap's own
+/// `args_conflicts_with_subcommands` would refuse `--root` too.)
+pub(crate) fn assemble(
+    bin: &str,
+    about: Option<&str>,
+    example: (&str, &str),
+    own_args: Option<fn(clap::Command) -> clap::Command>,
+    with_root: bool,
+) -> (clap::Command, Vec<(String, String)>) {
+    let (tool, arguments) = example;
+    let shell_args = shell_quote(arguments);
+    let mut command = Top::command();
+    let mut own = Vec::new();
+    match own_args {
+        Some(augment) => {
+            command = augment(command);
+            own = command
+                .get_arguments()
+                .filter(|a| a.get_id() != "help")
+                .map(|a| {
+                    let shown = match (a.get_long(), a.get_short()) {
+                        (Some(long), _) => format!("--{long}"),
+                        (None, Some(short)) => format!("-{short}"),
+                        (None, None) => a.get_id().to_string(),
+                    };
+                    (a.get_id().to_string(), shown)
+                })
+                .collect();
+        }
+        None => {
+            command = command
+                .subcommand_required(true)
+                .arg_required_else_help(true);
+        }
+    }
+    // After the default command's options, whose doc comment would
+    // otherwise be the program's description.
+    command = command
+        .name(bin.to_owned())
+        .bin_name(bin.to_owned())
+        .about(match about {
+            Some(about) => Resettable::Value(about.to_owned().into()),
+            None => Resettable::Reset,
+        })
+        .long_about(Resettable::Reset)
+        .after_help(format!(
+            "Exit status: 0 ok, 1 the call returned an error result, 2 bad usage.\n\n\
+             Examples:\n  {bin} list\n  {bin} schema --dialect openai\n  {bin} call {tool} {shell_args}\n  {bin} replay session.jsonl{serve}",
+            serve = if cfg!(feature = "mcp") { format!("\n  {bin} serve") } else { String::new() }
+        ))
+        .mut_subcommand("list", |c| {
+            c.after_help(format!(
+                "Example:\n  {bin} list --json    # [{{\"name\", \"title\"?, \"description\", \"kind\", \"annotations\"}}, …]"
+            ))
+        })
+        .mut_subcommand("schema", |c| {
+            c.after_help(format!(
+                "Exit status: 0 ok, 1 the dialect cannot express a tool (the others are printed), 2 bad usage.\n\n\
+                 Example:\n  {bin} schema --dialect anthropic --tool {tool}"
+            ))
+        })
+        .mut_subcommand("call", |c| {
+            c.after_help(format!(
+                "Exit status: 0 the call succeeded, 1 it returned an error result, 2 bad usage.\n\n\
+                 Example:\n  {bin} call {tool} {shell_args}\n  echo {shell_args} | {bin} call {tool} - --json"
+            ))
+        })
+        .mut_subcommand("replay", |c| {
+            c.after_help(format!(
+                "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html"
+            ))
+        });
+    #[cfg(feature = "mcp")]
+    {
+        command = command
+            .mut_subcommand("serve", |c| {
+                c.after_help(format!(
+                    "Over stdio, stdout carries protocol messages only; the rest goes to stderr.\n\n\
+                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
+                ))
+            });
+    }
+    if with_root {
+        command = command.arg(
+            clap::Arg::new("root")
+                .long("root")
+                .value_name("DIR")
+                .global(true)
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The directory the tools are confined to [default: the current directory]"),
+        );
+    }
+    (command, own)
+}
+
+/// `s` quoted for a POSIX shell, for the examples in `--help`.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_for_the_shell() {
+        assert_eq!(shell_quote(r#"{"a":1}"#), r#"'{"a":1}'"#);
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+}
