@@ -85,6 +85,11 @@ pub use toolprism_mcp as mcp;
 #[doc(inline)]
 pub use toolprism_command as cli;
 
+#[cfg(feature = "code")]
+#[cfg_attr(docsrs, doc(cfg(feature = "code")))]
+#[doc(inline)]
+pub use toolprism_code as code;
+
 #[doc(hidden)]
 pub use toolprism_core::__private;
 
