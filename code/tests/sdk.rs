@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 use toolprism::code::sdk::{MAX_DEPTH, SdkTool, sdk};
 
 fn snapshots() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime/tests/dialects/snapshots");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../runtime/tests/dialects/snapshots"
+    );
     let mut out: Vec<(String, Value)> = std::fs::read_dir(dir)
         .expect("runtime/tests/dialects/snapshots")
         .map(|entry| {

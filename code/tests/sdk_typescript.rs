@@ -79,7 +79,10 @@ fn sdk_of(schemas: &[Schemas]) -> String {
 /// The `canonical` view of each snapshot of the dialect corpus
 /// (runtime/tests/dialects/snapshots), by name.
 fn snapshots() -> Vec<Schemas> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime/tests/dialects/snapshots");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../runtime/tests/dialects/snapshots"
+    );
     let mut out: Vec<Schemas> = std::fs::read_dir(dir)
         .expect("runtime/tests/dialects/snapshots")
         .map(|entry| {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::{ArgMatches, FromArgMatches};
 
-use toolprism_core::Registry;
+use toolprism_core::{Mode, Registry};
 
 use crate::command::{Top, assemble};
 use crate::exit::{clap_error, failure, usage};
@@ -22,6 +22,7 @@ use crate::panic;
 pub struct Globals {
     root: PathBuf,
     root_given: bool,
+    mode: Mode,
 }
 
 impl Globals {
@@ -34,6 +35,15 @@ impl Globals {
     /// Whether `--root` was given.
     pub fn root_given(&self) -> bool {
         self.root_given
+    }
+
+    /// Which tools the model is offered (`--mode native|code|both`, for a
+    /// registry with Code Mode): as given, else `both` for `call` (a person
+    /// at the command line may call any tool, `run_code` included) and
+    /// `native` for every other command. Apply it when building the
+    /// registry (`toolprism::code::CodeMode::code_mode`).
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 }
 
@@ -293,7 +303,16 @@ fn globals(matches: &ArgMatches) -> Result<Globals, String> {
     if !root.is_dir() {
         return Err(format!("--root {}: not a directory", dir.display()));
     }
-    Ok(Globals { root, root_given })
+    let mode = match matches.try_get_one::<Mode>("mode").ok().flatten() {
+        Some(mode) => *mode,
+        None if matches.subcommand_name() == Some("call") => Mode::Both,
+        None => Mode::Native,
+    };
+    Ok(Globals {
+        root,
+        root_given,
+        mode,
+    })
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use toolprism_core::Registry;
 
 use crate::exit::{Failure, Status, finish};
+#[cfg(feature = "code")]
+use crate::sdk;
 #[cfg(feature = "mcp")]
 use crate::serve;
 use crate::{call, list, replay, schema};
@@ -36,6 +38,9 @@ pub(crate) enum Command {
     /// Serve the tools over the Model Context Protocol (stdio or Streamable HTTP).
     #[cfg(feature = "mcp")]
     Serve(serve::ServeArgs),
+    /// Print the TypeScript SDK a Code Mode program is written against (run_code's description).
+    #[cfg(feature = "code")]
+    Sdk(sdk::SdkArgs),
 }
 
 impl Command {
@@ -63,6 +68,8 @@ impl Command {
             Command::Schema(args) => schema::run(registry, &args, &mut out),
             Command::Call(args) => call::run(registry, args, runtime, &mut out),
             Command::Replay(args) => replay::run(registry, &args, &mut out),
+            #[cfg(feature = "code")]
+            Command::Sdk(args) => sdk::run(registry, &args, &mut out),
             #[cfg(feature = "mcp")]
             Command::Serve(_) => unreachable!("served above"),
         };
@@ -160,14 +167,29 @@ pub(crate) fn assemble(
             });
     }
     if with_root {
-        command = command.arg(
-            clap::Arg::new("root")
-                .long("root")
-                .value_name("DIR")
-                .global(true)
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("The directory the tools are confined to [default: the current directory]"),
-        );
+        command = command
+            .arg(
+                clap::Arg::new("root")
+                    .long("root")
+                    .value_name("DIR")
+                    .global(true)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(
+                        "The directory the tools are confined to [default: the current directory]",
+                    ),
+            )
+            .arg(
+                clap::Arg::new("mode")
+                    .long("mode")
+                    .value_name("MODE")
+                    .global(true)
+                    .value_parser(|s: &str| s.parse::<toolprism_core::Mode>())
+                    .help(
+                        "Which tools the model is offered: native (each tool), code (only run_code, \
+                         whose description is the SDK of every tool) or both [default: both for \
+                         call, native otherwise]",
+                    ),
+            );
     }
     (command, own)
 }

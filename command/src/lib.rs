@@ -76,6 +76,8 @@ mod panic;
 mod progress;
 mod replay;
 mod schema;
+#[cfg(feature = "code")]
+mod sdk;
 #[cfg(feature = "mcp")]
 mod serve;
 mod table;

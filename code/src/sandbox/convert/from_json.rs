@@ -1,0 +1,156 @@
+//! Tool results (JSON) to JavaScript values, built through the engine's API.
+//!
+//! Objects and arrays are made with the intrinsic constructors and filled by
+//! defining own data properties, never by assignment: a setter or getter the
+//! program put on `Object.prototype` or `Array.prototype` is not run, and a
+//! key `"__proto__"` becomes an own property, as `JSON.parse` makes it.
+//!
+//! Before anything is built, [`check`] refuses what JavaScript cannot hold
+//! exactly: an integer beyond ±(2^53 − 1) (it would be rounded) and nesting
+//! deeper than [`MAX_DEPTH`].
+
+use rquickjs::object::Property;
+use rquickjs::{Array, Ctx, Object, Value};
+use serde_json::Value as Json;
+
+use super::MAX_DEPTH;
+use super::path::{self, Step};
+use super::to_json::MAX_SAFE_INTEGER;
+
+/// Checks that `value` can become a JavaScript value without loss; the error
+/// names the path under `root`. Recursion stops at [`MAX_DEPTH`], so any
+/// depth is safe to check.
+pub(crate) fn check(value: &Json, root: &str) -> Result<(), String> {
+    let mut steps = Vec::new();
+    check_at(value, root, &mut steps)
+}
+
+fn check_at(value: &Json, root: &str, steps: &mut Vec<Step>) -> Result<(), String> {
+    match value {
+        Json::Null | Json::Bool(_) | Json::String(_) => Ok(()),
+        Json::Number(n) => {
+            let exact = match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => (i.unsigned_abs() as f64) <= MAX_SAFE_INTEGER,
+                (None, Some(u)) => (u as f64) <= MAX_SAFE_INTEGER,
+                (None, None) => true,
+            };
+            if exact {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} is the integer {n}, beyond ±(2^53 - 1): a JavaScript number cannot hold it exactly",
+                    path::render(root, steps)
+                ))
+            }
+        }
+        Json::Array(items) => {
+            deeper(root, steps)?;
+            for (i, item) in items.iter().enumerate() {
+                steps.push(Step::Index(i as u32));
+                check_at(item, root, steps)?;
+                steps.pop();
+            }
+            Ok(())
+        }
+        Json::Object(map) => {
+            deeper(root, steps)?;
+            for (key, item) in map {
+                steps.push(Step::Key(key.clone()));
+                check_at(item, root, steps)?;
+                steps.pop();
+            }
+            Ok(())
+        }
+    }
+}
+
+fn deeper(root: &str, steps: &[Step]) -> Result<(), String> {
+    if steps.len() >= MAX_DEPTH {
+        Err(format!(
+            "{} nests deeper than {MAX_DEPTH} levels of arrays and objects",
+            path::render(root, steps)
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Builds the JavaScript value of `value`, which [`check`] accepted (so the
+/// recursion is at most [`MAX_DEPTH`] deep). Fails only when the heap is full.
+pub(crate) fn build<'js>(ctx: &Ctx<'js>, value: &Json) -> rquickjs::Result<Value<'js>> {
+    Ok(match value {
+        Json::Null => Value::new_null(ctx.clone()),
+        Json::Bool(b) => Value::new_bool(ctx.clone(), *b),
+        Json::Number(n) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f == 0.0 && f.is_sign_negative() {
+                Value::new_float(ctx.clone(), f)
+            } else {
+                Value::new_number(ctx.clone(), f)
+            }
+        }
+        Json::String(s) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
+        Json::Array(items) => {
+            let array = Array::new(ctx.clone())?;
+            for (i, item) in items.iter().enumerate() {
+                let item = build(ctx, item)?;
+                array.as_object().prop(i as u32, data(item))?;
+            }
+            array.into_value()
+        }
+        Json::Object(map) => {
+            let object = Object::new(ctx.clone())?;
+            for (key, item) in map {
+                let item = build(ctx, item)?;
+                object.prop(key.as_str(), data(item))?;
+            }
+            object.into_value()
+        }
+    })
+}
+
+/// A writable, enumerable, configurable data property, as `JSON.parse` makes.
+fn data(value: Value<'_>) -> Property<Value<'_>> {
+    Property::from(value).writable().enumerable().configurable()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refuses_unsafe_integers_with_their_path() {
+        assert!(
+            check(
+                &json!({"a": [9007199254740991_i64, -9007199254740991_i64]}),
+                "r"
+            )
+            .is_ok()
+        );
+        let err = check(&json!({"a": [1, 9007199254740992_u64]}), "result").unwrap_err();
+        assert_eq!(
+            err,
+            "result.a[1] is the integer 9007199254740992, beyond ±(2^53 - 1): a JavaScript number cannot hold it exactly"
+        );
+        assert!(check(&json!(u64::MAX), "r").is_err());
+        assert!(check(&json!(i64::MIN), "r").is_err());
+        assert!(check(&json!(1e300), "r").is_ok());
+    }
+
+    #[test]
+    fn refuses_deep_values_without_deep_recursion() {
+        let mut deep = json!(null);
+        for _ in 0..MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        assert!(check(&deep, "r").is_ok());
+        let deeper = json!([deep]);
+        assert!(
+            check(&deeper, "r")
+                .unwrap_err()
+                .contains("nests deeper than 127")
+        );
+        crate::sandbox::convert::drop_deep(deeper);
+    }
+}

@@ -1,0 +1,537 @@
+//! The engine thread: one QuickJS runtime and context per run, the
+//! program's event loop, and the limits it enforces.
+//!
+//! The thread owns everything JavaScript. It talks to the async side of
+//! [`run`](crate::sandbox::run) over two channels: nested calls go out as
+//! [`ToHost::Call`], their results come back as [`ToEngine::Reply`], and the
+//! run's outcome goes out as [`ToHost::Done`] once the runtime is freed.
+//! While no job is queued and the program's promise is pending, the thread
+//! sleeps on its channel; that time is not compute.
+
+pub(crate) mod format;
+pub(crate) mod kit;
+pub(crate) mod meter;
+mod natives;
+pub(crate) mod text;
+pub(crate) mod thrown;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use rquickjs::context::{EvalOptions, intrinsic};
+use rquickjs::object::Property;
+use rquickjs::{Context, Ctx, Function, Object, Persistent, Promise, Runtime, Value};
+use serde_json::Value as Json;
+use tokio::sync::mpsc::UnboundedSender;
+
+use self::kit::Kit;
+use self::meter::{Meter, Stop};
+use self::thrown::{PROGRAM_FILE, SourceMap};
+use crate::sandbox::codes as code;
+use crate::sandbox::convert::{drop_deep, from_json, to_json};
+use crate::sandbox::run::{ToEngine, ToHost};
+use crate::sandbox::{
+    ErrorKind, HostError, Limits, MAX_STACK_BYTES, MESSAGE_CAP, MESSAGE_FLOOR, RunError, RunOutcome,
+};
+
+/// The prelude: defines `tools` and `ToolCallError`, returns the helpers.
+const PRELUDE: &str = include_str!("prelude.js");
+/// The program is the body of this async function.
+const PREFIX: &str = "(async function __toolprism_program__() {";
+const SUFFIX: &str = "\n})";
+/// Native stack beyond the JavaScript stack cap, for the engine's own
+/// frames and C code that does not check the cap.
+pub(crate) const STACK_MARGIN: usize = 2 << 20;
+
+/// The intrinsics a context gets: the language, JSON, RegExp, Proxy,
+/// Map/Set, typed arrays, Promise and Date. Left out: `performance`
+/// (a clock), WeakRef and FinalizationRegistry (garbage-collection timing
+/// would become observable) and DOMException.
+type Intrinsics = (
+    intrinsic::Date,
+    intrinsic::Eval,
+    intrinsic::RegExpCompiler,
+    intrinsic::RegExp,
+    intrinsic::Json,
+    intrinsic::Proxy,
+    intrinsic::MapSet,
+    intrinsic::TypedArrays,
+    intrinsic::Promise,
+);
+
+/// A nested call the program is awaiting.
+pub(crate) struct Pending {
+    resolve: Persistent<Function<'static>>,
+    reject: Persistent<Function<'static>>,
+    /// The `ToolCallError` made at the call site, rejected with on failure.
+    site: Persistent<Object<'static>>,
+    name: String,
+}
+
+/// State shared by the event loop and the native functions.
+pub(crate) struct Session {
+    limits: Limits,
+    meter: Rc<Meter>,
+    kit: RefCell<Kit>,
+    to_host: UnboundedSender<ToHost>,
+    pending: RefCell<HashMap<u64, Pending>>,
+    next_id: Cell<u64>,
+    calls: Cell<usize>,
+    logs: RefCell<Vec<String>>,
+    /// Bytes charged to the output ledger.
+    output: Cell<usize>,
+}
+
+impl Session {
+    /// Room for an error message: what the ledger has left, within
+    /// [`MESSAGE_FLOOR`] and [`MESSAGE_CAP`].
+    fn message_room(&self) -> usize {
+        self.limits
+            .output_bytes
+            .saturating_sub(self.output.get())
+            .clamp(MESSAGE_FLOOR, MESSAGE_CAP)
+    }
+
+    /// Drops every JavaScript value held outside the heap; must run before
+    /// the context and runtime are freed.
+    fn release(&self) {
+        self.pending.borrow_mut().clear();
+        self.kit.borrow_mut().clear();
+    }
+}
+
+/// What the engine thread is given.
+pub(crate) struct Job {
+    pub(crate) program: String,
+    pub(crate) limits: Limits,
+    pub(crate) abort: Arc<AtomicBool>,
+    pub(crate) to_host: UnboundedSender<ToHost>,
+    pub(crate) from_host: Receiver<ToEngine>,
+}
+
+/// Starts the engine thread for `job`; it sends [`ToHost::Done`] when the
+/// run is over and its runtime freed.
+pub(crate) fn spawn(job: Job) -> std::io::Result<()> {
+    let stack = job.limits.stack_bytes.min(MAX_STACK_BYTES) + STACK_MARGIN;
+    std::thread::Builder::new()
+        .name("toolprism-js".to_owned())
+        .stack_size(stack)
+        .spawn(move || {
+            let to_host = job.to_host.clone();
+            let started = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| execute(job))).unwrap_or_else(|_| {
+                failed(
+                    RunError::new(ErrorKind::Internal, "the sandbox engine panicked"),
+                    started,
+                )
+            });
+            let _ = to_host.send(ToHost::Done(Box::new(outcome)));
+        })
+        .map(|_| ())
+}
+
+/// An outcome for a run that failed before it could start.
+pub(crate) fn failed(error: RunError, started: Instant) -> RunOutcome {
+    RunOutcome {
+        logs: Vec::new(),
+        result: Err(error),
+        calls: 0,
+        compute: Duration::ZERO,
+        wall: started.elapsed(),
+        output_bytes: 0,
+    }
+}
+
+fn execute(job: Job) -> RunOutcome {
+    let started = Instant::now();
+    let meter = Rc::new(Meter::new(
+        job.limits.compute,
+        started + job.limits.wall,
+        job.abort.clone(),
+    ));
+    meter.resume();
+    let internal = |what: &str, e: rquickjs::Error| {
+        failed(
+            RunError::new(ErrorKind::Internal, format!("{what}: {e}")),
+            started,
+        )
+    };
+    // Made on this thread, so QuickJS measures the stack from here.
+    let rt = match Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return internal("could not create the JavaScript runtime", e),
+    };
+    rt.set_memory_limit(job.limits.memory_bytes);
+    rt.set_max_stack_size(job.limits.stack_bytes.min(MAX_STACK_BYTES));
+    let handler_meter = meter.clone();
+    rt.set_interrupt_handler(Some(Box::new(move || handler_meter.check())));
+    let ctx = match Context::custom::<Intrinsics>(&rt) {
+        Ok(ctx) => ctx,
+        Err(e) => return internal("could not create the JavaScript context", e),
+    };
+    let session = Rc::new(Session {
+        limits: job.limits.clone(),
+        meter: meter.clone(),
+        kit: RefCell::new(Kit::default()),
+        to_host: job.to_host.clone(),
+        pending: RefCell::new(HashMap::new()),
+        next_id: Cell::new(0),
+        calls: Cell::new(0),
+        logs: RefCell::new(Vec::new()),
+        output: Cell::new(0),
+    });
+
+    let result = drive(&rt, &ctx, &session, &job);
+
+    // Free everything JavaScript before the context and runtime go.
+    session.release();
+    drop(ctx);
+    rt.set_interrupt_handler(None);
+    drop(rt);
+    meter.pause();
+    RunOutcome {
+        logs: session.logs.take(),
+        result,
+        calls: session.calls.get(),
+        compute: meter.spent(),
+        wall: started.elapsed(),
+        output_bytes: session.output.get(),
+    }
+}
+
+/// Everything the event loop needs about the program's source.
+struct Source<'a> {
+    text: &'a str,
+    map: SourceMap,
+}
+
+fn drive(
+    rt: &Runtime,
+    ctx: &Context,
+    session: &Rc<Session>,
+    job: &Job,
+) -> Result<Option<Json>, RunError> {
+    let source = Source {
+        text: &job.program,
+        map: SourceMap {
+            prefix: PREFIX.len() as u32,
+            lines: job.program.lines().count().max(1) as u32,
+        },
+    };
+    let main = ctx.with(|ctx| start(&ctx, session, &source))?;
+    loop {
+        // Run every queued job (promise reactions: the program's code).
+        loop {
+            if session.meter.check() {
+                break;
+            }
+            match rt.execute_pending_job() {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(job_error) => {
+                    return Err(job_error
+                        .0
+                        .with(|ctx| failure(&ctx, session, &source, false)));
+                }
+            }
+        }
+        if let Some(stop) = session.meter.stopped() {
+            return Err(stopped(session, stop));
+        }
+        if let Some(result) = ctx.with(|ctx| settled(&ctx, session, &main, &source)) {
+            return result;
+        }
+        if session.pending.borrow().is_empty() {
+            return Err(RunError::new(
+                ErrorKind::Stalled,
+                "the program is awaiting a promise that nothing can settle: no tool call is \
+                 pending and there are no timers or events in the sandbox (a `new Promise` \
+                 whose resolve is never called?)",
+            ));
+        }
+        // Wait for the host; this is not compute.
+        session.meter.pause();
+        let wait = session
+            .meter
+            .deadline()
+            .saturating_duration_since(Instant::now());
+        let message = job.from_host.recv_timeout(wait);
+        session.meter.resume();
+        match message {
+            Ok(message) => ctx.with(|ctx| {
+                receive(&ctx, session, message);
+                // Take every reply already there before running jobs.
+                while let Ok(message) = job.from_host.try_recv() {
+                    receive(&ctx, session, message);
+                }
+            }),
+            Err(RecvTimeoutError::Timeout) => session.meter.stop(Stop::Wall),
+            Err(RecvTimeoutError::Disconnected) => session.meter.stop(Stop::Aborted),
+        }
+    }
+}
+
+/// Installs the globals, compiles the program and starts it; returns its
+/// promise.
+fn start<'js>(
+    ctx: &Ctx<'js>,
+    session: &Rc<Session>,
+    source: &Source<'_>,
+) -> Result<Persistent<Promise<'static>>, RunError> {
+    install(ctx, session).map_err(|e| {
+        if session.meter.stopped().is_some() || ctx.has_exception() {
+            failure(ctx, session, source, false)
+        } else {
+            RunError::new(
+                ErrorKind::Internal,
+                format!("could not install the sandbox globals: {e}"),
+            )
+        }
+    })?;
+    let mut options = EvalOptions::default();
+    options.filename = Some(PROGRAM_FILE.to_owned());
+    options.strict = true;
+    let wrapped = format!("{PREFIX}{}{SUFFIX}", source.text);
+    let function: Value = ctx
+        .eval_with_options(wrapped, options)
+        .map_err(|_| failure(ctx, session, source, true))?;
+    let broken_out = || {
+        RunError::new(
+            ErrorKind::Syntax,
+            "the program closes the function it is the body of (an extra `}` or `)`?)",
+        )
+    };
+    let Some(function) = function.into_function() else {
+        return Err(broken_out());
+    };
+    let promise: Value = function
+        .call(())
+        .map_err(|_| failure(ctx, session, source, false))?;
+    // Only the wrapper (an async function) returns a promise here.
+    match promise.into_promise() {
+        Some(promise) => Ok(Persistent::save(ctx, promise)),
+        None => Err(broken_out()),
+    }
+}
+
+/// Defines `console`, runs the prelude (`tools`, `ToolCallError`) and
+/// captures the intrinsics, all before any program code.
+fn install<'js>(ctx: &Ctx<'js>, session: &Rc<Session>) -> rquickjs::Result<()> {
+    let mut options = EvalOptions::default();
+    options.filename = Some("sandbox".to_owned());
+    options.strict = true;
+    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+    let call = natives::tool_function(ctx, session.clone())?;
+    let helpers: Object = prelude.call((call,))?;
+    *session.kit.borrow_mut() = Kit::capture(ctx, &helpers)?;
+    let console = natives::console_object(ctx, session)?;
+    ctx.globals()
+        .prop("console", Property::from(console).writable().configurable())?;
+    Ok(())
+}
+
+/// The run's error for the pending exception (or the stop reason).
+fn failure(ctx: &Ctx<'_>, session: &Session, source: &Source<'_>, compiling: bool) -> RunError {
+    let exception = ctx.catch();
+    if let Some(stop) = session.meter.stopped() {
+        return stopped(session, stop);
+    }
+    let kit = session.kit.borrow();
+    thrown::diagnose(
+        ctx,
+        &kit,
+        exception,
+        source.map,
+        source.text,
+        compiling,
+        session.message_room(),
+    )
+}
+
+/// The error of a run stopped by a limit or the caller.
+///
+/// It carries no location: QuickJS does not record the position of the
+/// instruction an interrupt stops (a loop's back edge shows the function's
+/// first line), so any location would mislead.
+fn stopped(session: &Session, stop: Stop) -> RunError {
+    let limits = &session.limits;
+    let message = match stop {
+        Stop::Compute => format!(
+            "the program ran for more than {:?} of interpreter time (Limits::compute; time \
+             waiting for tools does not count): do less work per run, or stop a loop earlier",
+            limits.compute
+        ),
+        Stop::Wall => format!(
+            "the run took longer than {:?} (Limits::wall), waiting for tools included",
+            limits.wall
+        ),
+        Stop::Aborted => "the run was cancelled by its caller".to_owned(),
+        Stop::Calls => format!(
+            "the program made more than {} nested tool calls (Limits::max_calls): the call \
+             after the last allowed one ended the run; batch the work into fewer calls",
+            limits.max_calls
+        ),
+        Stop::Output => format!(
+            "the output passed {} bytes (Limits::output_bytes: logs plus the returned value); \
+             logs are kept up to that point: log less, or return a smaller value",
+            limits.output_bytes
+        ),
+    };
+    RunError::new(stop.kind(), message)
+}
+
+/// The run's result once the program's promise has settled.
+fn settled(
+    ctx: &Ctx<'_>,
+    session: &Session,
+    main: &Persistent<Promise<'static>>,
+    source: &Source<'_>,
+) -> Option<Result<Option<Json>, RunError>> {
+    let promise = main.clone().restore(ctx).ok()?;
+    match promise.result::<Value>()? {
+        Err(_) => Some(Err(failure(ctx, session, source, false))),
+        Ok(value) if value.is_undefined() => Some(Ok(None)),
+        Ok(value) => Some(returned(ctx, session, value).map(Some)),
+    }
+}
+
+/// The returned value as JSON, charged to the output ledger.
+fn returned<'js>(ctx: &Ctx<'js>, session: &Session, value: Value<'js>) -> Result<Json, RunError> {
+    let limits = &session.limits;
+    let room = limits.output_bytes.saturating_sub(session.output.get());
+    let too_large = |bytes: Option<usize>| {
+        let size = bytes.map_or_else(|| "more".to_owned(), |b| b.to_string());
+        RunError::new(
+            ErrorKind::Output,
+            format!(
+                "the returned value is {size} bytes of JSON, over the {room} bytes the output \
+                 has left (Limits::output_bytes = {}, logs took {}): return less, e.g. a \
+                 summary or the first items",
+                limits.output_bytes,
+                session.output.get()
+            ),
+        )
+    };
+    let kit = session.kit.borrow();
+    let json = match to_json::to_json(ctx, &kit, value, "result", room) {
+        Ok(json) => json,
+        Err(to_json::ToJsonError::Refused(why)) => {
+            let mut message = format!("the returned value is not lossless JSON: {why}");
+            crate::sandbox::outcome::truncate_message(&mut message, session.message_room());
+            return Err(RunError::new(ErrorKind::InvalidResult, message));
+        }
+        Err(to_json::ToJsonError::TooLarge) => return Err(too_large(None)),
+        Err(to_json::ToJsonError::Interrupted(_)) => {
+            let stop = session.meter.stopped().unwrap_or(Stop::Aborted);
+            return Err(stopped(session, stop));
+        }
+    };
+    let bytes = json_len(&json);
+    if bytes > room {
+        return Err(too_large(Some(bytes)));
+    }
+    session.output.set(session.output.get() + bytes);
+    Ok(json)
+}
+
+/// Bytes of `value` written as compact JSON.
+fn json_len(value: &Json) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// Handles one message from the async side.
+fn receive(ctx: &Ctx<'_>, session: &Session, message: ToEngine) {
+    match message {
+        ToEngine::Reply { id, result } => settle(ctx, session, id, result),
+        // The async side set the abort flag; the meter sees it.
+        ToEngine::Wake => {}
+    }
+}
+
+/// Resolves or rejects the promise of call `id`.
+fn settle(ctx: &Ctx<'_>, session: &Session, id: u64, result: Result<Json, HostError>) {
+    let Some(pending) = session.pending.borrow_mut().remove(&id) else {
+        return;
+    };
+    let (Ok(resolve), Ok(reject), Ok(site)) = (
+        pending.resolve.restore(ctx),
+        pending.reject.restore(ctx),
+        pending.site.restore(ctx),
+    ) else {
+        return;
+    };
+    let kit = session.kit.borrow();
+    let name = &pending.name;
+    let failure = match result {
+        Ok(json) => match from_json::check(&json, "result") {
+            Err(why) => {
+                drop_deep(json);
+                Some((
+                    code::NOT_REPRESENTABLE.to_owned(),
+                    format!("tools.{name} returned a value JavaScript cannot hold exactly: {why}"),
+                ))
+            }
+            Ok(()) => match from_json::build(ctx, &json) {
+                Ok(value) => {
+                    if resolve.call::<_, ()>((value,)).is_err() {
+                        let _ = ctx.catch();
+                    }
+                    None
+                }
+                Err(_) => {
+                    let exception = ctx.catch();
+                    if exception.is_uncatchable_error() {
+                        return;
+                    }
+                    Some((
+                        code::RESULT_TOO_LARGE.to_owned(),
+                        format!(
+                            "tools.{name} returned a value too large for the sandbox heap \
+                             (Limits::memory_bytes = {}): ask for less, e.g. a page of it",
+                            session.limits.memory_bytes
+                        ),
+                    ))
+                }
+            },
+        },
+        Err(HostError { code, message }) => Some((code, message)),
+    };
+    if let Some((code, message)) = failure {
+        let rejected = kit
+            .function(ctx, kit::Intrinsic::FillToolError)
+            .and_then(|fill| fill.call::<_, Value>((site, code, message)).ok())
+            .and_then(|error| reject.call::<_, ()>((error,)).ok());
+        if rejected.is_none() {
+            let _ = ctx.catch();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::engine::thrown::PROGRAM_FUNCTION;
+
+    #[test]
+    fn the_wrapper_names_the_program_function() {
+        assert!(PREFIX.contains(PROGRAM_FUNCTION));
+    }
+}
