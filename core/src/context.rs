@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::client::{
+    Client, ClientError, ElicitRequest, ElicitResponse, LogLevel, SampleRequest, SampleResponse,
+};
 use crate::definition::ToolDefinition;
 use crate::error::{ErrorInfo, ToolError};
 use crate::log::SessionLog;
@@ -50,6 +53,8 @@ pub struct ToolContext<'a> {
     /// The log the caller gave this call, which its nested calls inherit
     /// (without one, every call goes to the registry's own log).
     log: Option<&'a SessionLog>,
+    /// The call's client, which its nested calls inherit.
+    client: Option<&'a Arc<dyn Client>>,
     /// Numbers this call's nested calls, shared with its [`NestedCalls`].
     nested_ids: OnceLock<Arc<AtomicU64>>,
     /// What a program's calls left, for the outcome ([`ProgramCalls`]).
@@ -80,6 +85,7 @@ impl<'a> ToolContext<'a> {
         caller: Option<&'a CancellationToken>,
         progress: Option<&'a ProgressSink>,
         log: Option<&'a SessionLog>,
+        client: Option<&'a Arc<dyn Client>>,
     ) -> Self {
         ToolContext {
             registry,
@@ -90,6 +96,7 @@ impl<'a> ToolContext<'a> {
             own: OnceLock::new(),
             progress,
             log,
+            client,
             nested_ids: OnceLock::new(),
             program: OnceLock::new(),
         }
@@ -109,10 +116,45 @@ impl<'a> ToolContext<'a> {
     /// The options of a nested call: cancelled with this call, written to
     /// this call's log.
     fn nested_options(&self) -> CallOptions {
-        let options = CallOptions::new().with_cancel(self.cancellation().child_token());
-        match self.log {
-            Some(log) => options.with_log(log.clone()),
-            None => options,
+        self.inherited()
+            .apply(CallOptions::new().with_cancel(self.cancellation().child_token()))
+    }
+
+    /// What this call's nested calls inherit from it.
+    fn inherited(&self) -> Inherited {
+        Inherited {
+            log: self.log.cloned(),
+            client: self.client.cloned(),
+        }
+    }
+
+    /// Logs to the call's client (MCP `notifications/message`, honouring
+    /// the level the client set); dropped when the call has no client.
+    /// `data` is any JSON: a message string, or an object.
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        if let Some(client) = self.client {
+            let data = data.into();
+            // A client is the caller's code: its panic must not end the call.
+            let _ = crate::guard::guard(|| client.log(level, Some(self.name), &data));
+        }
+    }
+
+    /// Asks the client's model (MCP sampling). Fails at once, never hangs,
+    /// when the call has no client or the client cannot sample; the call's
+    /// timeout and cancellation bound the wait.
+    pub async fn sample(&self, request: SampleRequest) -> Result<SampleResponse, ClientError> {
+        match self.client {
+            Some(client) => client.sample(request).await,
+            None => Err(ClientError::Unavailable("sampling".to_owned())),
+        }
+    }
+
+    /// Asks the user to fill a form (MCP elicitation). Fails at once when
+    /// the call has no client or the client cannot elicit.
+    pub async fn elicit(&self, request: ElicitRequest) -> Result<ElicitResponse, ClientError> {
+        match self.client {
+            Some(client) => client.elicit(request).await,
+            None => Err(ClientError::Unavailable("elicitation".to_owned())),
         }
     }
 
@@ -249,7 +291,7 @@ impl<'a> ToolContext<'a> {
             parent: Arc::from(self.call_id),
             ids: Arc::clone(self.nested_ids.get_or_init(Default::default)),
             cancel: self.cancellation().clone(),
-            log: self.log.cloned(),
+            inherited: self.inherited(),
         }
     }
 }
@@ -326,10 +368,10 @@ impl ProgramCalls {
         arguments: Value,
         cancel: CancellationToken,
     ) -> Result<Value, ErrorInfo> {
-        let mut options = CallOptions::new().with_cancel(cancel);
-        if let Some(log) = &self.calls.log {
-            options = options.with_log(log.clone());
-        }
+        let options = self
+            .calls
+            .inherited
+            .apply(CallOptions::new().with_cancel(cancel));
         let (outcome, arguments) = self
             .calls
             .registry
@@ -395,7 +437,27 @@ pub struct NestedCalls {
     parent: Arc<str>,
     ids: Arc<AtomicU64>,
     cancel: CancellationToken,
+    inherited: Inherited,
+}
+
+/// What a nested call inherits from its parent: the log it is written to
+/// and its client.
+#[derive(Clone, Default)]
+struct Inherited {
     log: Option<SessionLog>,
+    client: Option<Arc<dyn Client>>,
+}
+
+impl Inherited {
+    fn apply(&self, mut options: CallOptions) -> CallOptions {
+        if let Some(log) = &self.log {
+            options = options.with_log(log.clone());
+        }
+        if let Some(client) = &self.client {
+            options = options.with_client(Arc::clone(client));
+        }
+        options
+    }
 }
 
 impl fmt::Debug for NestedCalls {
@@ -414,11 +476,8 @@ impl NestedCalls {
     }
 
     fn options(&self) -> CallOptions {
-        let options = CallOptions::new().with_cancel(self.cancel.child_token());
-        match &self.log {
-            Some(log) => options.with_log(log.clone()),
-            None => options,
-        }
+        self.inherited
+            .apply(CallOptions::new().with_cancel(self.cancel.child_token()))
     }
 
     /// The parent call's id.

@@ -74,6 +74,9 @@ pub struct ToolInfo {
     /// polling [`Tool::execute`](crate::Tool::execute), so a timeout or a cancellation ends the
     /// call on time (the late result is dropped). `#[tool(blocking)]` sets it.
     pub blocking: bool,
+    /// A question every call asks a person before `execute` runs
+    /// (`#[tool(approval = "…")]`); see [`Tool::approval`](crate::Tool::approval).
+    pub approval: Option<&'static str>,
 }
 
 impl ToolInfo {
@@ -94,6 +97,7 @@ impl ToolInfo {
             timeout: None,
             spill: SpillBudget::Default,
             blocking: false,
+            approval: None,
         }
     }
 }

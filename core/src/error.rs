@@ -42,6 +42,9 @@ pub enum ErrorCode {
     AbortedBeforeDispatch,
     /// A policy made a decision the contract forbids.
     PolicyError,
+    /// The call needed a person's approval and did not get it: denied, not
+    /// answered in time, or its client cannot be asked.
+    NotApproved,
     /// A tool's own code.
     Custom(Cow<'static, str>),
 }
@@ -60,6 +63,7 @@ impl ErrorCode {
             ErrorCode::Aborted => "ABORTED",
             ErrorCode::AbortedBeforeDispatch => "ABORTED_BEFORE_DISPATCH",
             ErrorCode::PolicyError => "POLICY_ERROR",
+            ErrorCode::NotApproved => "NOT_APPROVED",
             ErrorCode::Custom(code) => code,
         }
     }
@@ -77,6 +81,7 @@ impl ErrorCode {
             "ABORTED" => ErrorCode::Aborted,
             "ABORTED_BEFORE_DISPATCH" => ErrorCode::AbortedBeforeDispatch,
             "POLICY_ERROR" => ErrorCode::PolicyError,
+            "NOT_APPROVED" => ErrorCode::NotApproved,
             other => ErrorCode::Custom(Cow::Owned(other.to_owned())),
         }
     }

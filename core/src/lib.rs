@@ -15,6 +15,7 @@
 
 pub mod bounds;
 pub mod card;
+pub mod client;
 mod content;
 mod context;
 mod definition;
@@ -44,10 +45,10 @@ pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
 pub use registry::{
-    CallOptions, DEFAULT_SPILL_BUDGET, Mode, PROGRAM_TOOL, Registry, RegistryBuilder,
-    RegistryError, ToolCall,
+    CallOptions, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, Mode, PROGRAM_TOOL, Registry,
+    RegistryBuilder, RegistryError, ToolCall,
 };
-pub use result::{NestedCall, ToolOutcome, ToolResult};
+pub use result::{Approval, ApprovalDecision, NestedCall, ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{NoMeta, Tool};
 

@@ -16,6 +16,10 @@
 //!   (Code Mode), which are shown to a person call by call (a Rust
 //!   program's calls compute none).
 //!
+//! - `{"type":"tool/approval","callId":…,"question":…,"decision":"approved"|"denied"|"unanswered"|"unavailable"}`:
+//!   a person's decision on a call that needed approval, written when it
+//!   is made (before the call runs, or does not).
+//!
 //! A meta whose JSON is `null` is written as `"meta":null` and read back as
 //! a present `null` meta, so a replayed card sees what the live one saw.
 //!
@@ -59,7 +63,7 @@ use serde_json::Value;
 use crate::content::ContentBlock;
 use crate::dialect::Dialect;
 use crate::error::ErrorCode;
-use crate::result::ToolResult;
+use crate::result::{Approval, ApprovalDecision, ToolResult};
 
 /// The longest line a reader holds in memory: 64 MiB. A longer line is
 /// skipped and reported, never buffered whole.
@@ -150,6 +154,16 @@ pub enum LogEvent {
         /// The arguments, as JSON text.
         arguments: String,
     },
+    /// A person's decision on a call that needed approval.
+    #[serde(rename = "tool/approval", rename_all = "camelCase")]
+    Approval {
+        /// The call's id.
+        call_id: String,
+        /// What the person was asked.
+        question: String,
+        /// What came of it.
+        decision: ApprovalDecision,
+    },
     /// A nested call's result: content, error code and, for a Code Mode
     /// program's call, meta; never the value.
     #[serde(rename = "tool/nested-result", rename_all = "camelCase")]
@@ -191,6 +205,8 @@ struct Wire {
     error: Option<PersistedError>,
     #[serde(default, deserialize_with = "crate::result::present")]
     meta: Option<Value>,
+    question: Option<String>,
+    decision: Option<ApprovalDecision>,
 }
 
 /// Why a well-formed line is not an event this version reads.
@@ -225,6 +241,11 @@ impl Wire {
                 parent_call_id: self.parent_call_id,
                 name: need(self.name, "name")?,
                 arguments: need(self.arguments, "arguments")?,
+            },
+            "tool/approval" => LogEvent::Approval {
+                call_id: self.call_id,
+                question: need(self.question, "question")?,
+                decision: need(self.decision, "decision")?,
             },
             "tool/nested-result" => LogEvent::NestedResult {
                 call_id: self.call_id,
@@ -281,6 +302,12 @@ enum EventRef<'a> {
         parent_call_id: Option<&'a str>,
         name: &'a str,
         arguments: &'a str,
+    },
+    #[serde(rename = "tool/approval", rename_all = "camelCase")]
+    Approval {
+        call_id: &'a str,
+        question: &'a str,
+        decision: ApprovalDecision,
     },
     #[serde(rename = "tool/nested-result", rename_all = "camelCase")]
     NestedResult {
@@ -422,6 +449,15 @@ impl SessionLog {
             is_error: result.is_error,
             error: error.map(|code| ErrorRef { code }),
             meta: result.meta.as_ref(),
+        })
+    }
+
+    /// Appends a `tool/approval` event: the question and the decision.
+    pub fn record_approval(&self, call_id: &str, approval: &Approval) -> io::Result<()> {
+        self.append(&EventRef::Approval {
+            call_id,
+            question: &approval.question,
+            decision: approval.decision,
         })
     }
 

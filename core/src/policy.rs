@@ -60,6 +60,15 @@ pub enum PreDecision {
         /// Why, for the model.
         reason: String,
     },
+    /// Run it only if a person approves: the question goes to the call's
+    /// client ([`Client::approve`](crate::client::Client::approve), by
+    /// elicitation over MCP, a prompt at the command line); a denial, no
+    /// answer in time, or a client that cannot be asked ends the call as
+    /// `NOT_APPROVED`. The decision is logged with the call.
+    Ask {
+        /// What to ask the person, about this call.
+        question: String,
+    },
 }
 
 impl PreDecision {
@@ -67,6 +76,24 @@ impl PreDecision {
     pub fn deny(reason: impl Into<String>) -> Self {
         PreDecision::Deny {
             reason: reason.into(),
+        }
+    }
+
+    /// Run only if a person approves.
+    ///
+    /// ```
+    /// use toolprism::{PreDecision, PreExecute};
+    /// // Ask before any edit.
+    /// let ask = |call: &PreExecute<'_>| match call.tool {
+    ///     "edit" | "write" => PreDecision::ask(format!("Let the agent change {}?", call.arguments["path"])),
+    ///     _ => PreDecision::Allow,
+    /// };
+    /// let registry = toolprism::Registry::builder().pre_execute(ask).build().unwrap();
+    /// # let _ = registry;
+    /// ```
+    pub fn ask(question: impl Into<String>) -> Self {
+        PreDecision::Ask {
+            question: question.into(),
         }
     }
 }

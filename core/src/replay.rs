@@ -90,7 +90,7 @@ use crate::dialect::Dialect;
 use crate::error::ErrorCode;
 use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
 use crate::registry::Registry;
-use crate::result::ToolResult;
+use crate::result::{Approval, ToolResult};
 
 /// One call of a log with its cards, drawn again.
 ///
@@ -137,6 +137,9 @@ pub struct ReplayedEntry {
     /// Whether a program made this call (a nested call) rather than the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nested: bool,
+    /// A person's decision on the call, when it needed approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
 }
 
 impl ReplayedEntry {
@@ -163,6 +166,8 @@ pub enum ReplayProblemKind {
     DuplicateResult,
     /// A `tool/call` whose id an earlier call already used.
     DuplicateCallId,
+    /// A `tool/approval` for no call waiting for its result.
+    ApprovalWithoutCall,
 }
 
 impl ReplayProblemKind {
@@ -181,6 +186,7 @@ impl ReplayProblemKind {
             ReplayProblemKind::DuplicateResult => "duplicate result",
             ReplayProblemKind::DuplicateCallId => "duplicate call id",
             ReplayProblemKind::UnknownEvent => "unknown event",
+            ReplayProblemKind::ApprovalWithoutCall => "approval without call",
         }
     }
 }
@@ -253,6 +259,8 @@ struct OpenCall {
     dialect: Option<Dialect>,
     /// `Some` for a nested call: its parent's id, when it has one.
     nested: Option<Option<String>>,
+    /// A person's decision on it, when it needed approval.
+    approval: Option<Approval>,
 }
 
 /// What replay knows of a call id.
@@ -397,6 +405,22 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 meta,
                 ..
             } => self.on_result(line, call_id, content, is_error, error, meta),
+            LogEvent::Approval {
+                call_id,
+                question,
+                decision,
+            } => match self.calls.get_mut(&call_id) {
+                Some(Slot::Open(call)) => call.approval = Some(Approval { question, decision }),
+                _ => self.problem(
+                    line,
+                    ReplayProblemKind::ApprovalWithoutCall,
+                    &call_id,
+                    format!(
+                        "an approval for call \"{}\", which is not waiting for its result here; skipped",
+                        short(&call_id)
+                    ),
+                ),
+            },
         }
     }
 
@@ -465,6 +489,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
             arguments,
             dialect,
             nested,
+            approval: None,
         };
         match self.calls.get_mut(&call_id) {
             None => {
@@ -559,6 +584,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
             result_line,
             nested: call.nested.is_some(),
             parent_call_id: call.nested.flatten(),
+            approval: call.approval,
         }
     }
 

@@ -96,6 +96,65 @@ pub struct NestedCall {
     pub error: Option<ErrorCode>,
 }
 
+/// A person's decision on a call that needed approval
+/// ([`PreDecision::Ask`](crate::PreDecision::Ask), or the tool's own
+/// [`approval`](crate::Tool::approval)), as the session log keeps it and
+/// a card shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// What the person was asked.
+    pub question: String,
+    /// What came of it.
+    pub decision: ApprovalDecision,
+}
+
+/// What came of asking a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ApprovalDecision {
+    /// Yes: the call ran.
+    Approved,
+    /// No: the call ended as `NOT_APPROVED`.
+    Denied,
+    /// No answer in time (or the client failed to answer): `NOT_APPROVED`.
+    Unanswered,
+    /// The call's client cannot be asked (none, or it cannot elicit):
+    /// `NOT_APPROVED`, never a hang.
+    Unavailable,
+}
+
+impl ApprovalDecision {
+    /// A word for a card: `approved`, `denied`, `unanswered`, `unavailable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalDecision::Approved => "approved",
+            ApprovalDecision::Denied => "denied",
+            ApprovalDecision::Unanswered => "unanswered",
+            ApprovalDecision::Unavailable => "unavailable",
+        }
+    }
+}
+
+impl Approval {
+    /// The model's message when the call may not run, `None` when approved.
+    pub(crate) fn refusal(&self, tool: &str, timeout: std::time::Duration) -> Option<String> {
+        Some(match self.decision {
+            ApprovalDecision::Approved => return None,
+            ApprovalDecision::Denied => format!(
+                "the user did not approve this call of \"{tool}\"; do not retry it unchanged: ask the user, or do something else"
+            ),
+            ApprovalDecision::Unanswered => format!(
+                "this call of \"{tool}\" needs the user's approval, and no answer came within {} s; it did not run",
+                timeout.as_secs()
+            ),
+            ApprovalDecision::Unavailable => format!(
+                "this call of \"{tool}\" needs the user's approval, and this client cannot ask the user; it did not run"
+            ),
+        })
+    }
+}
+
 /// The live outcome of one call: the persisted [`ToolResult`], plus the
 /// validated value for successes, plus `{message, code}` for failures, plus
 /// the cards for top-level calls.
@@ -112,6 +171,7 @@ pub struct ToolOutcome {
     pub(crate) result_card: Option<ResultCardSlot>,
     pub(crate) warnings: Vec<String>,
     pub(crate) nested: Vec<NestedCall>,
+    pub(crate) approval: Option<Approval>,
 }
 
 impl fmt::Debug for ToolOutcome {
@@ -228,6 +288,11 @@ impl ToolOutcome {
     /// runs no program.
     pub fn nested_calls(&self) -> &[NestedCall] {
         &self.nested
+    }
+
+    /// The person's decision, for a call that needed approval.
+    pub fn approval(&self) -> Option<&Approval> {
+        self.approval.as_ref()
     }
 
     /// Problems that did not fail the call: a spill or a log write that

@@ -109,6 +109,15 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether this call needs a person's approval before `execute` runs:
+    /// the question to ask, or `None` to run without one. Pure, a function
+    /// of the typed arguments (a static question is `#[tool(approval =
+    /// "…")]`). See [`PreDecision::Ask`](crate::PreDecision::Ask) for what
+    /// happens then.
+    fn approval(_args: &Self::Args) -> Option<String> {
+        Self::INFO.approval.map(str::to_owned)
+    }
+
     /// The call card. Pure and total; `None` gives the generic card.
     fn present_call(_args: &Self::Args) -> Option<CallCard> {
         None

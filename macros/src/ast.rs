@@ -48,13 +48,16 @@ pub(crate) enum Output<'a> {
     ResultAlias(&'a Type),
 }
 
-/// The four projections.
+/// The projections: pure functions of the arguments and the value or the
+/// persisted result.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
     Render,
     PresentationMeta,
     PresentCall,
     PresentResult,
+    /// Whether a call needs a person's approval, from its arguments.
+    Approval,
 }
 
 /// What a projection parameter must be.
@@ -66,11 +69,12 @@ pub(crate) enum Role {
 }
 
 impl Kind {
-    pub(crate) const ALL: [Kind; 4] = [
+    pub(crate) const ALL: [Kind; 5] = [
         Kind::Render,
         Kind::PresentationMeta,
         Kind::PresentCall,
         Kind::PresentResult,
+        Kind::Approval,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -79,6 +83,7 @@ impl Kind {
             Kind::PresentationMeta => "presentation_meta",
             Kind::PresentCall => "present_call",
             Kind::PresentResult => "present_result",
+            Kind::Approval => "approval",
         }
     }
 
@@ -86,7 +91,7 @@ impl Kind {
     pub(crate) fn roles(self) -> &'static [Role] {
         match self {
             Kind::Render | Kind::PresentationMeta => &[Role::Args, Role::Value],
-            Kind::PresentCall => &[Role::Args],
+            Kind::PresentCall | Kind::Approval => &[Role::Args],
             Kind::PresentResult => &[Role::Args, Role::Result],
         }
     }

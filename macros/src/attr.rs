@@ -26,6 +26,7 @@ pub(crate) const KEYS: &[&str] = &[
     "timeout_ms",
     "spill",
     "blocking",
+    "approval",
     "builtin",
     "crate",
 ];
@@ -51,6 +52,8 @@ pub(crate) struct Attrs {
     pub(crate) spill: Spill,
     /// `blocking`: `execute` is synchronous and runs on tokio's blocking pool.
     pub(crate) blocking: bool,
+    /// `approval = "..."`: the question every call asks a person first.
+    pub(crate) approval: Option<String>,
     /// `builtin`, with its span.
     pub(crate) builtin: Option<Span>,
     /// `crate = path`.
@@ -141,6 +144,15 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             "idempotent" => attrs.idempotent = flag(cx, &item),
             "open_world" => attrs.open_world = flag(cx, &item),
             "blocking" => attrs.blocking = flag(cx, &item),
+            "approval" => {
+                if let Some(lit) = lit_str(cx, &item, "approval") {
+                    let question = lit.value();
+                    if question.trim().is_empty() {
+                        cx.error_spanned_by(&lit, "the approval question is empty: write what to ask the person, e.g. `approval = \"Run this command?\"`");
+                    }
+                    attrs.approval = Some(question);
+                }
+            }
             "builtin" => {
                 if flag(cx, &item) {
                     attrs.builtin = Some(item.key.span());
@@ -214,6 +226,7 @@ fn usage(key: &str) -> String {
         "timeout_ms" => "`timeout_ms = 5000`".to_owned(),
         "spill" => "`spill = 65536` (bytes) or `spill = never`".to_owned(),
         "crate" => "`crate = ::toolprism`".to_owned(),
+        "approval" => "`approval = \"Run this command?\"`".to_owned(),
         flag => format!("`{flag}`"),
     }
 }

@@ -182,6 +182,10 @@ fn info(
         )),
         None => quote!(#private::core::option::Option::None),
     };
+    let approval = match &attrs.approval {
+        Some(question) => quote!(#private::core::option::Option::Some(#question)),
+        None => quote!(#private::core::option::Option::None),
+    };
     let spill = match attrs.spill {
         Spill::Default => quote!(#krate::SpillBudget::Default),
         Spill::Never => quote!(#krate::SpillBudget::Never),
@@ -207,6 +211,7 @@ fn info(
                 timeout: #timeout,
                 spill: #spill,
                 blocking: #blocking,
+                approval: #approval,
             }
         };
     }
@@ -340,6 +345,13 @@ fn projection(
                 __args: &Self::Args,
             ) -> #private::core::option::Option<#krate::CallCard> {
                 #private::call_card::<#ret>(#call)
+            }
+        },
+        Kind::Approval => quote! {
+            fn approval(
+                __args: &Self::Args,
+            ) -> #private::core::option::Option<#private::std::string::String> {
+                #private::approval_output::<#ret>(#call)
             }
         },
         Kind::PresentResult => quote! {

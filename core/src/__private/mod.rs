@@ -38,7 +38,7 @@ pub use builtin::{BuiltinDefault, register_builtin};
 pub use doc::{doc_description, doc_text, doc_title};
 pub use params::{ArgsParam, ResultParam, ValueParam, args_param, result_param, value_param};
 pub use returns::{
-    CallCardOutput, IntoToolError, RenderOutput, ResultCardOutput, call_card, into_tool_error,
-    render_output, result_card,
+    ApprovalOutput, CallCardOutput, IntoToolError, RenderOutput, ResultCardOutput, approval_output,
+    call_card, into_tool_error, render_output, result_card,
 };
 pub use unchecked::Unchecked;

@@ -83,6 +83,28 @@ pub fn result_card<R: ResultCardOutput>(output: R) -> Option<ResultCard> {
     output.into_card()
 }
 
+/// What `approval` returns: the question to ask, or none.
+#[diagnostic::on_unimplemented(
+    message = "`approval` must return `Option<String>` (the question to ask a person, or `None`), not `{Self}`",
+    label = "whether this call needs approval",
+    note = "return `Some(format!(\"Run {{}}?\", args.command))` to ask, `None` to run without asking"
+)]
+pub trait ApprovalOutput {
+    /// The question, if any.
+    fn into_question(self) -> Option<String>;
+}
+
+impl ApprovalOutput for Option<String> {
+    fn into_question(self) -> Option<String> {
+        self
+    }
+}
+
+/// Checks and passes on `approval`'s output.
+pub fn approval_output<R: ApprovalOutput>(output: R) -> Option<String> {
+    output.into_question()
+}
+
 /// The error type of `execute`'s `Result<T, E>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error type: it does not implement `Display`",

@@ -49,7 +49,11 @@ pub(super) struct Settings {
     pub(super) log: Option<SessionLog>,
     pub(super) spill: Option<SpillStore>,
     pub(super) spill_budget: usize,
+    pub(super) approval_timeout: Duration,
 }
+
+/// How long a call waits for a person's approval unless set: 2 minutes.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Builds a [`Registry`]. Problems (a duplicate name, an arguments type
 /// that is not an object, a schema that panics) are collected and reported
@@ -94,6 +98,7 @@ impl RegistryBuilder {
                 log: None,
                 spill: None,
                 spill_budget: DEFAULT_SPILL_BUDGET,
+                approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
             },
         }
     }
@@ -200,6 +205,14 @@ impl RegistryBuilder {
     /// The timeout of tools that set none.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.settings.default_timeout = Some(timeout);
+        self
+    }
+
+    /// How long a call that needs approval waits for the person's answer
+    /// ([`DEFAULT_APPROVAL_TIMEOUT`] unless set); then it ends as
+    /// `NOT_APPROVED`, unanswered.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.approval_timeout = timeout;
         self
     }
 

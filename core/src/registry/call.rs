@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::client::Client;
 use crate::context::Progress;
 use crate::dialect::Dialect;
 use crate::log::SessionLog;
@@ -64,6 +65,7 @@ pub struct CallOptions {
     pub(crate) progress: Option<ProgressSink>,
     pub(crate) dialect: Option<Dialect>,
     pub(crate) log: Option<SessionLog>,
+    pub(crate) client: Option<Arc<dyn Client>>,
 }
 
 impl CallOptions {
@@ -127,6 +129,19 @@ impl CallOptions {
         self
     }
 
+    /// The other side of the call ([`crate::client`]): where its logs go,
+    /// whom it may ask (the client's model, the user) and who approves it
+    /// when it needs approval. Its nested calls have the same client.
+    pub fn with_client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// The client of [`with_client`](Self::with_client), when set.
+    pub fn client(&self) -> Option<&Arc<dyn Client>> {
+        self.client.as_ref()
+    }
+
     /// The session log of [`with_log`](Self::with_log), when set.
     pub fn log(&self) -> Option<&SessionLog> {
         self.log.as_ref()
@@ -156,6 +171,7 @@ impl fmt::Debug for CallOptions {
             .field("progress", &self.progress.is_some())
             .field("dialect", &self.dialect)
             .field("log", &self.log.as_ref().map(SessionLog::path))
+            .field("client", &self.client.is_some())
             .finish()
     }
 }
@@ -167,4 +183,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     progress: None,
     dialect: None,
     log: None,
+    client: None,
 };

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
-pub use builder::{DEFAULT_SPILL_BUDGET, RegistryBuilder, RegistryError};
+pub use builder::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, RegistryBuilder, RegistryError};
 pub(crate) use call::ProgressSink;
 pub use call::{CallOptions, ToolCall};
 

@@ -35,7 +35,7 @@
 //! through one.
 
 use std::any::Any;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -48,6 +48,7 @@ use super::builder::Settings;
 use super::call::CallOptions;
 use super::entry::Entry;
 use super::present;
+use crate::client::{ApprovalRequest, ClientError};
 use crate::content::{ContentBlock, content_text};
 use crate::context::ToolContext;
 use crate::definition::SpillBudget;
@@ -57,7 +58,9 @@ use crate::log::SessionLog;
 use crate::lossless::{check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
-use crate::result::{CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult};
+use crate::result::{
+    Approval, ApprovalDecision, CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult,
+};
 use crate::schema::violations;
 use crate::spill::spill_content;
 use crate::text::cap;
@@ -197,6 +200,20 @@ struct Run<'a, T: Tool> {
     /// The calls the body's program made (`ToolContext::program`), for the
     /// outcome: filled when `execute` is done.
     program: Mutex<Vec<NestedCall>>,
+    /// The person's decision, when the call needed approval.
+    approval: OnceLock<Approval>,
+    /// A `tool/approval` the log could not take.
+    approval_warning: OnceLock<String>,
+}
+
+/// What step 3 decided.
+enum Admission {
+    /// Run it.
+    Run,
+    /// Run it if a person approves.
+    Ask(String),
+    /// End it with this error.
+    Refused(ErrorInfo),
 }
 
 /// A call that passed steps 2 and 3, ready for step 4: all the
@@ -209,6 +226,9 @@ struct Ready<'a, T: Tool> {
     /// Dropped under a guard also when the caller drops the call's future.
     args: Held<T::Args>,
     warnings: Vec<String>,
+    /// The question to ask a person before step 4 (step 3's `Ask`, or the
+    /// tool's own `approval`).
+    ask: Option<String>,
 }
 
 /// What steps 2 and 3 leave: a call ready for step 4, or its outcome.
@@ -223,10 +243,17 @@ impl<T: Tool> Entry<T> {
     /// [`Ready::finish`], so the future holds no more than a [`Ready`]
     /// call and `execute`'s own future.
     pub(super) async fn pipeline(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
-        let ready = match self.prepare(registry, call) {
+        let mut ready = match self.prepare(registry, call) {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return outcome,
         };
+        if let Some(question) = ready.ask.take() {
+            // Boxed: the rare path keeps the common one's future small.
+            let approved = Box::pin(ready.run.approve(question, &ready.input)).await;
+            if let Err(refused) = approved {
+                return ready.finish(Err(refused));
+            }
+        }
         let executed = ready.run.execute(ready.args.get()).await;
         ready.finish(executed)
     }
@@ -254,6 +281,8 @@ impl<T: Tool> Entry<T> {
             options,
             origin,
             program: Mutex::new(Vec::new()),
+            approval: OnceLock::new(),
+            approval_warning: OnceLock::new(),
         };
         let (input, args) = match run.parse_arguments(args) {
             Ok(parsed) => parsed,
@@ -265,16 +294,21 @@ impl<T: Tool> Entry<T> {
             let state = State::failed(aborted_before_dispatch());
             return Prepared::Ended(run.conclude(input, Some(args), state, warnings));
         }
-        let denied = run.pre_execute(&input);
-        let ready = Ready {
+        let admission = run.pre_execute(&input, &args);
+        let mut ready = Ready {
             run,
             input,
             args: Held::new(args),
             warnings,
+            ask: None,
         };
-        match denied {
-            None => Prepared::Ready(ready),
-            Some(denied) => Prepared::Ended(ready.finish(Err(denied))),
+        match admission {
+            Admission::Run => Prepared::Ready(ready),
+            Admission::Ask(question) => {
+                ready.ask = Some(question);
+                Prepared::Ready(ready)
+            }
+            Admission::Refused(denied) => Prepared::Ended(ready.finish(Err(denied))),
         }
     }
 }
@@ -289,6 +323,7 @@ impl<T: Tool> Ready<'_, T> {
             input,
             args,
             mut warnings,
+            ask: _,
         } = self;
         let args = args.take();
         let mut state = match executed {
@@ -330,11 +365,15 @@ impl<T: Tool> Run<'_, T> {
             discard(args);
         }
         let produced = produced.map(|p| (p.json, Box::new(p.typed) as Box<dyn Any + Send + Sync>));
+        if let Some(warning) = self.approval_warning.into_inner() {
+            warnings.push(warning);
+        }
         let mut outcome = outcome(self.id, self.name, result, produced, error, cards, warnings);
         outcome.nested = self
             .program
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
+        outcome.approval = self.approval.into_inner();
         outcome
     }
 
@@ -354,29 +393,96 @@ impl<T: Tool> Run<'_, T> {
     }
 
     /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
+    /// A policy that asks, or the tool's own `approval`, makes the call
+    /// wait for a person (the first question asked is the one put).
     #[inline]
-    fn pre_execute(&self, arguments: &Value) -> Option<ErrorInfo> {
+    fn pre_execute(&self, arguments: &Value, args: &T::Args) -> Admission {
         let view = PreExecute {
             tool: T::INFO.name,
             call_id: &self.id,
             arguments,
             nested: self.nested(),
         };
+        let mut ask = None;
         for policy in &self.settings.pre {
             match guard(|| policy.check(&view)) {
                 Ok(PreDecision::Allow) => {}
                 Ok(PreDecision::Deny { reason }) => {
-                    return Some(ErrorInfo::new(ErrorCode::Denied, reason));
+                    return Admission::Refused(ErrorInfo::new(ErrorCode::Denied, reason));
+                }
+                Ok(PreDecision::Ask { question }) => {
+                    ask.get_or_insert(question);
                 }
                 Err(panic) => {
-                    return Some(ErrorInfo::new(
+                    return Admission::Refused(ErrorInfo::new(
                         ErrorCode::PolicyError,
                         format!("a pre-execute policy panicked: {panic}"),
                     ));
                 }
             }
         }
-        None
+        if ask.is_none() {
+            match guard(|| T::approval(args)) {
+                Ok(question) => ask = question,
+                Err(panic) => {
+                    return Admission::Refused(self.failed(format!(
+                        "tool \"{}\" panicked deciding whether the call needs approval: {panic}",
+                        T::INFO.name
+                    )));
+                }
+            }
+        }
+        match ask {
+            Some(question) => Admission::Ask(question),
+            None => Admission::Run,
+        }
+    }
+
+    /// Step 3, asking: the question goes to the call's client, under the
+    /// registry's approval timeout and the call's cancellation; the
+    /// decision is logged with the call and kept for its outcome.
+    #[cold]
+    async fn approve(&self, question: String, arguments: &Value) -> Result<(), ErrorInfo> {
+        let decision = match self.options.client.as_ref() {
+            None => ApprovalDecision::Unavailable,
+            Some(client) => {
+                let request = ApprovalRequest {
+                    tool: T::INFO.name.to_owned(),
+                    call_id: self.id.clone(),
+                    arguments: arguments.clone(),
+                    question: question.clone(),
+                };
+                // The client is the caller's code: polled under a guard.
+                let slot = std::pin::pin!(Some(client.approve(request)));
+                let mut asked = Guarded::new(slot);
+                let limit = Some(self.settings.approval_timeout);
+                match race(asked.run(), limit, self.options.cancel.as_ref()).await {
+                    Raced::Done(Ok(Ok(true))) => ApprovalDecision::Approved,
+                    Raced::Done(Ok(Ok(false))) => ApprovalDecision::Denied,
+                    Raced::Done(Ok(Err(ClientError::Unavailable(_)))) => {
+                        ApprovalDecision::Unavailable
+                    }
+                    Raced::Done(Ok(Err(_)) | Err(_)) | Raced::TimedOut => {
+                        ApprovalDecision::Unanswered
+                    }
+                    Raced::Cancelled => return Err(aborted_before_dispatch()),
+                }
+            }
+        };
+        let approval = Approval { question, decision };
+        if let Some(log) = log_of(self.options, self.settings)
+            && let Err(e) = log.record_approval(&self.id, &approval)
+        {
+            let _ = self
+                .approval_warning
+                .set(not_appended(log, "tool/approval", &e));
+        }
+        let refused = approval.refusal(T::INFO.name, self.settings.approval_timeout);
+        let _ = self.approval.set(approval);
+        match refused {
+            None => Ok(()),
+            Some(message) => Err(ErrorInfo::new(ErrorCode::NotApproved, message)),
+        }
     }
 
     /// Step 4: `execute` (or `execute_blocking` on tokio's blocking pool)
@@ -414,6 +520,7 @@ impl<T: Tool> Run<'_, T> {
                 caller,
                 self.options.progress.as_ref(),
                 self.options.log.as_ref(),
+                self.options.client.as_ref(),
             );
             // Dropped under a guard: after a timeout or cancellation, or when
             // the call's future is dropped, it may still hold the tool's
@@ -472,6 +579,7 @@ impl<T: Tool> Run<'_, T> {
             let token = token.clone();
             let progress = self.options.progress.clone();
             let log = self.options.log.clone();
+            let client = self.options.client.clone();
             move || {
                 let cx = ToolContext::new(
                     &registry,
@@ -481,6 +589,7 @@ impl<T: Tool> Run<'_, T> {
                     Some(&token),
                     progress.as_ref(),
                     log.as_ref(),
+                    client.as_ref(),
                 );
                 guard(|| tool.execute_blocking(args, &cx))
             }
@@ -872,5 +981,6 @@ pub(super) fn outcome(
         result_card,
         warnings,
         nested: Vec::new(),
+        approval: None,
     }
 }

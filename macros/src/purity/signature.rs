@@ -68,7 +68,9 @@ pub(super) fn check<'a>(
     for input in &sig.inputs {
         let pt = match input {
             FnArg::Receiver(receiver) => {
-                let sees = if kind == Kind::PresentCall || kind == Kind::PresentResult {
+                let sees = if kind == Kind::Approval {
+                    "only the arguments"
+                } else if kind == Kind::PresentCall || kind == Kind::PresentResult {
                     "only the arguments and the persisted result"
                 } else {
                     "only the arguments and the value"
@@ -304,6 +306,7 @@ fn return_hint(kind: Kind) -> &'static str {
         }
         Kind::PresentCall => "`-> CallCard` (or `-> Option<CallCard>`)",
         Kind::PresentResult => "`-> ResultCard` (or `-> Option<ResultCard>`)",
+        Kind::Approval => "`-> Option<String>` (the question to ask, or `None`)",
     }
 }
 
@@ -319,6 +322,7 @@ fn signature(kind: Kind, hints: &Hints) -> String {
         }
         Kind::PresentCall => "CallCard".to_owned(),
         Kind::PresentResult => "ResultCard".to_owned(),
+        Kind::Approval => "Option<String>".to_owned(),
     };
     format!("fn {}{} -> {ret}", kind.name(), params_text(kind, hints))
 }

@@ -1,0 +1,279 @@
+//! What a running call may ask of whoever is on the other side of the
+//! registry: the [`Client`] (an MCP client, the command line's terminal,
+//! an agent loop). A call logs to it, asks its model ([`Client::sample`])
+//! and asks its user ([`Client::elicit`], [`Client::approve`]) through its
+//! [`ToolContext`](crate::ToolContext); the caller hands one to the call
+//! with [`CallOptions::with_client`](crate::CallOptions::with_client).
+//!
+//! A call with no client still runs: its logs are dropped, and a request
+//! to the model or the user fails at once with [`ClientError::Unavailable`],
+//! never a hang.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::ContentBlock;
+
+/// A boxed future of a client's answer.
+pub type ClientFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send + 'a>>;
+
+/// The other side of a call: where its logs go and whom it may ask.
+///
+/// Implement the requests a host can answer; the others keep their
+/// default, which says the host cannot.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolprism::client::{Client, LogLevel};
+///
+/// /// Keeps every log line of the calls it serves.
+/// #[derive(Default)]
+/// struct Lines(Mutex<Vec<String>>);
+/// impl Client for Lines {
+///     fn log(&self, level: LogLevel, _logger: Option<&str>, data: &serde_json::Value) {
+///         self.0.lock().unwrap().push(format!("{level}: {data}"));
+///     }
+/// }
+/// let lines = Arc::new(Lines::default());
+/// let options = toolprism::CallOptions::new().with_client(lines.clone());
+/// # let _ = options;
+/// ```
+pub trait Client: Send + Sync {
+    /// A log message from the call (MCP `notifications/message`). The
+    /// default drops it.
+    fn log(&self, level: LogLevel, logger: Option<&str>, data: &Value) {
+        let _ = (level, logger, data);
+    }
+
+    /// Asks the client's model (MCP sampling). The default: unavailable.
+    fn sample(&self, request: SampleRequest) -> ClientFuture<'_, SampleResponse> {
+        let _ = request;
+        Box::pin(async { Err(ClientError::Unavailable("sampling".to_owned())) })
+    }
+
+    /// Asks the user to fill a form (MCP elicitation, form mode). The
+    /// default: unavailable.
+    fn elicit(&self, request: ElicitRequest) -> ClientFuture<'_, ElicitResponse> {
+        let _ = request;
+        Box::pin(async { Err(ClientError::Unavailable("elicitation".to_owned())) })
+    }
+
+    /// Asks the user whether a call may run. The default asks with
+    /// [`elicit`](Self::elicit) (a form with one yes/no field), so a host
+    /// that can elicit can approve.
+    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, bool> {
+        Box::pin(async move {
+            let form = ElicitRequest {
+                message: request.question,
+                requested_schema: serde_json::json!({
+                    "type": "object",
+                    "properties": {
+                        "approve": {
+                            "type": "boolean",
+                            "title": "Run it?",
+                            "description": format!("Let `{}` run with these arguments.", request.tool),
+                            "default": false
+                        }
+                    },
+                    "required": ["approve"]
+                }),
+            };
+            match self.elicit(form).await? {
+                ElicitResponse::Accept(content) => Ok(content["approve"] == Value::Bool(true)),
+                ElicitResponse::Decline | ElicitResponse::Cancel => Ok(false),
+            }
+        })
+    }
+}
+
+/// How severe a log message is: the levels of RFC 5424, as MCP names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Debugging detail.
+    Debug,
+    /// What is happening.
+    Info,
+    /// Normal but worth noting.
+    Notice,
+    /// Something may be wrong.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A part of the system failed.
+    Critical,
+    /// Act now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A question to the client's model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampleRequest {
+    /// The conversation so far.
+    pub messages: Vec<SampleMessage>,
+    /// A system prompt the client may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The most tokens the answer may take.
+    pub max_tokens: u32,
+}
+
+impl SampleRequest {
+    /// One user message of text.
+    ///
+    /// ```
+    /// let request = toolprism::client::SampleRequest::text("Summarize: …", 100);
+    /// assert_eq!(request.messages.len(), 1);
+    /// ```
+    pub fn text(text: impl Into<String>, max_tokens: u32) -> Self {
+        SampleRequest {
+            messages: vec![SampleMessage {
+                role: Role::User,
+                content: ContentBlock::text(text),
+            }],
+            system_prompt: None,
+            max_tokens,
+        }
+    }
+}
+
+/// One message of a sampling conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub content: ContentBlock,
+}
+
+/// Who speaks in a sampling conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user (the tool, asking).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// The client model's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampleResponse {
+    /// The answer.
+    pub content: ContentBlock,
+    /// The model that answered.
+    pub model: String,
+    /// Why it stopped, when the client says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+/// A form for the user: a message and the JSON Schema of what to fill in
+/// (an object of primitive fields: strings, numbers, integers, booleans,
+/// enums; with `default`s and titled or multi-select enums, as MCP's
+/// elicitation allows).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequest {
+    /// What to ask.
+    pub message: String,
+    /// The schema of the answer.
+    pub requested_schema: Value,
+}
+
+/// What the user did with a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitResponse {
+    /// Filled it in: the content, matching the schema.
+    Accept(Value),
+    /// Said no.
+    Decline,
+    /// Dismissed it without an answer.
+    Cancel,
+}
+
+/// A question before a call runs: may `tool` run with `arguments`?
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    /// The tool's name.
+    pub tool: String,
+    /// The call's id.
+    pub call_id: String,
+    /// The arguments, as JSON.
+    pub arguments: Value,
+    /// The question, as the tool or policy wrote it.
+    pub question: String,
+}
+
+/// Why a client could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientError {
+    /// The call has no client, or the client cannot do this (names what:
+    /// `sampling`, `elicitation`).
+    Unavailable(String),
+    /// The client answered with an error.
+    Failed(String),
+    /// No answer came in time.
+    TimedOut,
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Unavailable(what) => write!(
+                f,
+                "the client of this call cannot answer {what} (it did not declare the capability, or there is no client)"
+            ),
+            ClientError::Failed(message) => {
+                write!(f, "the client answered with an error: {message}")
+            }
+            ClientError::TimedOut => f.write_str("the client did not answer in time"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl ClientError {
+    /// The error code a tool passing this on should use: `CLIENT_UNAVAILABLE`,
+    /// `CLIENT_FAILED` or `CLIENT_TIMEOUT`.
+    ///
+    /// ```
+    /// use toolprism::client::ClientError;
+    /// let e = ClientError::Unavailable("sampling".into());
+    /// let tool_error = toolprism::ToolError::new(e.to_string()).with_code(e.code());
+    /// assert_eq!(e.code(), "CLIENT_UNAVAILABLE");
+    /// # let _ = tool_error;
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClientError::Unavailable(_) => "CLIENT_UNAVAILABLE",
+            ClientError::Failed(_) => "CLIENT_FAILED",
+            ClientError::TimedOut => "CLIENT_TIMEOUT",
+        }
+    }
+}
