@@ -76,6 +76,14 @@ impl fmt::Debug for ToolContext<'_> {
     }
 }
 
+/// What a call's options lend its context: where progress goes, its log
+/// and its client.
+pub(crate) struct Lent<'a> {
+    pub(crate) progress: Option<&'a ProgressSink>,
+    pub(crate) log: Option<&'a SessionLog>,
+    pub(crate) client: Option<&'a Arc<dyn Client>>,
+}
+
 impl<'a> ToolContext<'a> {
     pub(crate) fn new(
         registry: &'a Registry,
@@ -83,10 +91,13 @@ impl<'a> ToolContext<'a> {
         name: &'static str,
         nested: bool,
         caller: Option<&'a CancellationToken>,
-        progress: Option<&'a ProgressSink>,
-        log: Option<&'a SessionLog>,
-        client: Option<&'a Arc<dyn Client>>,
+        lent: Lent<'a>,
     ) -> Self {
+        let Lent {
+            progress,
+            log,
+            client,
+        } = lent;
         ToolContext {
             registry,
             call_id,

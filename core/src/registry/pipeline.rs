@@ -50,7 +50,7 @@ use super::entry::Entry;
 use super::present;
 use crate::client::{ApprovalRequest, ClientError};
 use crate::content::{ContentBlock, content_text};
-use crate::context::ToolContext;
+use crate::context::{Lent, ToolContext};
 use crate::definition::SpillBudget;
 use crate::error::{ErrorCode, ErrorInfo};
 use crate::guard::{Guarded, Held, discard, guard};
@@ -518,9 +518,11 @@ impl<T: Tool> Run<'_, T> {
                 T::INFO.name,
                 self.nested(),
                 caller,
-                self.options.progress.as_ref(),
-                self.options.log.as_ref(),
-                self.options.client.as_ref(),
+                Lent {
+                    progress: self.options.progress.as_ref(),
+                    log: self.options.log.as_ref(),
+                    client: self.options.client.as_ref(),
+                },
             );
             // Dropped under a guard: after a timeout or cancellation, or when
             // the call's future is dropped, it may still hold the tool's
@@ -587,9 +589,11 @@ impl<T: Tool> Run<'_, T> {
                     T::INFO.name,
                     nested,
                     Some(&token),
-                    progress.as_ref(),
-                    log.as_ref(),
-                    client.as_ref(),
+                    Lent {
+                        progress: progress.as_ref(),
+                        log: log.as_ref(),
+                        client: client.as_ref(),
+                    },
                 );
                 guard(|| tool.execute_blocking(args, &cx))
             }
