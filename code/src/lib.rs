@@ -123,8 +123,7 @@ impl CodeMode for RegistryBuilder {
         if mode == Mode::Native {
             return self;
         }
-        self.program(RunCode::new(limits), |defs| description(defs))
-            .mode(mode)
+        self.program(RunCode::new(limits), description).mode(mode)
     }
 }
 
