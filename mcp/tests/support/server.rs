@@ -115,28 +115,28 @@ struct TwiceArgs {
     text: String,
 }
 
+/// The value of `twice`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Echoes {
+    echoes: Vec<Echoed>,
+}
+
 struct TwiceTool;
 
 /// Echoes the text twice through `echo`, as two nested calls.
 #[tool(name = "twice", read_only)]
 impl TwiceTool {
-    async fn execute(
-        &self,
-        args: TwiceArgs,
-        cx: &ToolContext<'_>,
-    ) -> Result<Vec<Echoed>, ToolError> {
-        let mut out = Vec::new();
+    async fn execute(&self, args: TwiceArgs, cx: &ToolContext<'_>) -> Result<Echoes, ToolError> {
+        let mut echoes = Vec::new();
         for _ in 0..2 {
-            out.push(
-                cx.call_typed::<EchoTool>(serde_json::json!({"text": args.text}))
-                    .await?,
-            );
+            let text = serde_json::json!({"text": args.text});
+            echoes.push(cx.call_typed::<EchoTool>(text).await?);
         }
-        Ok(out)
+        Ok(Echoes { echoes })
     }
 
-    fn render(_args: &TwiceArgs, value: &Vec<Echoed>) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(format!("{} echoes", value.len()))]
+    fn render(_args: &TwiceArgs, value: &Echoes) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("{} echoes", value.echoes.len()))]
     }
 }
 
