@@ -611,73 +611,6 @@ pub(crate) fn disjoint(a: &Value, b: &Value) -> bool {
     false
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn clean_drops_unknown_formats_only() {
-        let s = json!({"$schema": "x", "type": "object", "properties": {
-            "a": {"type": "integer", "format": "uint32", "minimum": 0},
-            "b": {"type": "string", "format": "date-time"}}});
-        let c = clean(&s).unwrap();
-        assert_eq!(
-            c,
-            json!({"type": "object", "properties": {
-            "a": {"type": "integer", "minimum": 0},
-            "b": {"type": "string", "format": "date-time"}}})
-        );
-    }
-
-    #[test]
-    fn recursion_is_found_through_root_and_defs() {
-        assert!(is_recursive(&json!({"properties": {"c": {"items": {"$ref": "#"}}}})).unwrap());
-        assert!(
-            is_recursive(&json!({"properties": {"a": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"items": {"$ref": "#/$defs/A"}}}}))
-            .unwrap()
-        );
-        assert!(
-            !is_recursive(
-                &json!({"properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"type": "string"}}})
-            )
-            .unwrap()
-        );
-    }
-
-    #[test]
-    fn null_acceptance_follows_refs_and_branches() {
-        let root = json!({"$defs": {"N": {"type": "null"}}});
-        assert!(accepts_null(&json!({"type": ["string", "null"]}), &root));
-        assert!(accepts_null(
-            &json!({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/N"}]}),
-            &root
-        ));
-        assert!(!accepts_null(&json!({"type": "string"}), &root));
-        assert!(!accepts_null(
-            &json!({"type": ["string", "null"], "enum": ["a"]}),
-            &root
-        ));
-        assert!(accepts_null(&json!(true), &root));
-        assert!(!accepts_null(
-            &json!({"oneOf": [{"const": "a", "type": "string"}]}),
-            &root
-        ));
-    }
-
-    #[test]
-    fn deep_schemas_are_an_error_not_a_crash() {
-        let mut s = json!({"type": "string"});
-        for _ in 0..(MAX_SCHEMA_DEPTH + 10) {
-            s = json!({"items": s});
-        }
-        let e = clean(&s).unwrap_err();
-        assert!(e.message().contains("deeper than 128"), "{}", e.message());
-    }
-}
-
 /// Compact JSON for descriptions, cut at 200 characters.
 pub(crate) fn compact(v: &Value) -> String {
     let s = v.to_string();
@@ -771,5 +704,72 @@ fn value_type_is(v: &Value, t: &str) -> bool {
         Value::String(_) => t == "string",
         Value::Array(_) => t == "array",
         Value::Object(_) => t == "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn clean_drops_unknown_formats_only() {
+        let s = json!({"$schema": "x", "type": "object", "properties": {
+            "a": {"type": "integer", "format": "uint32", "minimum": 0},
+            "b": {"type": "string", "format": "date-time"}}});
+        let c = clean(&s).unwrap();
+        assert_eq!(
+            c,
+            json!({"type": "object", "properties": {
+            "a": {"type": "integer", "minimum": 0},
+            "b": {"type": "string", "format": "date-time"}}})
+        );
+    }
+
+    #[test]
+    fn recursion_is_found_through_root_and_defs() {
+        assert!(is_recursive(&json!({"properties": {"c": {"items": {"$ref": "#"}}}})).unwrap());
+        assert!(
+            is_recursive(&json!({"properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"items": {"$ref": "#/$defs/A"}}}}))
+            .unwrap()
+        );
+        assert!(
+            !is_recursive(
+                &json!({"properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "string"}}})
+            )
+            .unwrap()
+        );
+    }
+
+    #[test]
+    fn null_acceptance_follows_refs_and_branches() {
+        let root = json!({"$defs": {"N": {"type": "null"}}});
+        assert!(accepts_null(&json!({"type": ["string", "null"]}), &root));
+        assert!(accepts_null(
+            &json!({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/N"}]}),
+            &root
+        ));
+        assert!(!accepts_null(&json!({"type": "string"}), &root));
+        assert!(!accepts_null(
+            &json!({"type": ["string", "null"], "enum": ["a"]}),
+            &root
+        ));
+        assert!(accepts_null(&json!(true), &root));
+        assert!(!accepts_null(
+            &json!({"oneOf": [{"const": "a", "type": "string"}]}),
+            &root
+        ));
+    }
+
+    #[test]
+    fn deep_schemas_are_an_error_not_a_crash() {
+        let mut s = json!({"type": "string"});
+        for _ in 0..(MAX_SCHEMA_DEPTH + 10) {
+            s = json!({"items": s});
+        }
+        let e = clean(&s).unwrap_err();
+        assert!(e.message().contains("deeper than 128"), "{}", e.message());
     }
 }
