@@ -241,6 +241,10 @@ fn content(blocks: &[ContentBlock]) -> String {
             ContentBlock::Image { mime_type, data } => {
                 format!("[{mime_type} image, {} base64 chars]", data.len())
             }
+            ContentBlock::Audio { mime_type, data } => {
+                format!("[{mime_type} audio, {} base64 chars]", data.len())
+            }
+            other => toolprism_core::content_text(std::slice::from_ref(other)),
         })
         .collect();
     parts.join("\n")

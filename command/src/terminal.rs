@@ -171,6 +171,10 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
                         ContentBlock::Image { mime_type, .. } => {
                             c.line(format!("[{mime_type} image]"))
                         }
+                        ContentBlock::Audio { mime_type, .. } => {
+                            c.line(format!("[{mime_type} audio]"))
+                        }
+                        other => c.text("", &content_text(std::slice::from_ref(other))),
                     }
                 }
             }

@@ -2,10 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One block of content the model reads.
+/// One block of content the model reads: text, an image, audio, an
+/// embedded resource or a link to one, as MCP's content blocks spell them.
 ///
-/// JSON: `{"type":"text","text":"…"}` or
-/// `{"type":"image","mimeType":"image/png","data":"<base64>"}`.
+/// JSON: `{"type":"text","text":"…"}`,
+/// `{"type":"image","mimeType":"image/png","data":"<base64>"}`,
+/// `{"type":"audio","mimeType":"audio/wav","data":"<base64>"}`,
+/// `{"type":"resource","resource":{"uri":…,"mimeType"?:…,"text"|"blob":…}}`,
+/// `{"type":"resource_link","uri":…,"name":…,"title"?,"description"?,"mimeType"?,"size"?}`.
 ///
 /// ```
 /// use toolprism::ContentBlock;
@@ -31,6 +35,61 @@ pub enum ContentBlock {
         /// The image bytes, base64-encoded.
         data: String,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// The media type, e.g. `audio/wav`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+        /// The audio bytes, base64-encoded.
+        data: String,
+    },
+    /// A resource's contents, embedded.
+    Resource {
+        /// The resource.
+        resource: EmbeddedResource,
+    },
+    /// A link to a resource the client may read.
+    #[serde(rename = "resource_link")]
+    ResourceLink(ResourceLink),
+}
+
+/// The contents of an embedded resource: its URI and its text or bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedResource {
+    /// Where it lives.
+    pub uri: String,
+    /// Its media type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Its text (for a text resource).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Its bytes, base64-encoded (for a binary resource).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// A link to a resource: what a client needs to list or read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceLink {
+    /// Where it lives.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// A human title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its media type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Its size in bytes, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
 }
 
 impl ContentBlock {
@@ -47,17 +106,64 @@ impl ContentBlock {
         }
     }
 
-    /// The text of a text block, `None` for an image.
+    /// An audio block from a media type and base64 data.
+    pub fn audio(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
+        ContentBlock::Audio {
+            mime_type: mime_type.into(),
+            data: data.into(),
+        }
+    }
+
+    /// An embedded text resource.
+    ///
+    /// ```
+    /// use toolprism::ContentBlock;
+    /// let block = ContentBlock::embedded_text("file:///notes.md", "text/markdown", "# Notes");
+    /// assert_eq!(
+    ///     serde_json::to_value(&block).unwrap(),
+    ///     serde_json::json!({"type": "resource", "resource": {"uri": "file:///notes.md", "mimeType": "text/markdown", "text": "# Notes"}})
+    /// );
+    /// ```
+    pub fn embedded_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ContentBlock::Resource {
+            resource: EmbeddedResource {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: Some(text.into()),
+                blob: None,
+            },
+        }
+    }
+
+    /// The text of a text block; `None` for any other block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
             ContentBlock::Text { text } => Some(text),
-            ContentBlock::Image { .. } => None,
+            _ => None,
+        }
+    }
+
+    /// The block's `type`: `text`, `image`, `audio`, `resource`,
+    /// `resource_link`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ContentBlock::Text { .. } => "text",
+            ContentBlock::Image { .. } => "image",
+            ContentBlock::Audio { .. } => "audio",
+            ContentBlock::Resource { .. } => "resource",
+            ContentBlock::ResourceLink(_) => "resource_link",
         }
     }
 }
 
-/// Joins the text of `content`, one block per line; non-text blocks appear as
-/// `[<type> content]`.
+/// Joins the text of `content`, one block per line; an embedded text
+/// resource shows its text, other blocks a bracketed note
+/// (`[image content]`, `[audio content]`, `[resource file:///x]`, `[link
+/// file:///x]`).
 ///
 /// ```
 /// use toolprism::{content_text, ContentBlock};
@@ -73,7 +179,57 @@ pub fn content_text(content: &[ContentBlock]) -> String {
         match block {
             ContentBlock::Text { text } => out.push_str(text),
             ContentBlock::Image { .. } => out.push_str("[image content]"),
+            ContentBlock::Audio { .. } => out.push_str("[audio content]"),
+            ContentBlock::Resource { resource } => match &resource.text {
+                Some(text) => out.push_str(text),
+                None => {
+                    out.push_str("[resource ");
+                    out.push_str(&resource.uri);
+                    out.push(']');
+                }
+            },
+            ContentBlock::ResourceLink(link) => {
+                out.push_str("[link ");
+                out.push_str(&link.uri);
+                out.push(']');
+            }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_block_reads_back_as_written_in_mcp_spelling() {
+        let blocks = vec![
+            json!({"type": "text", "text": "a"}),
+            json!({"type": "image", "mimeType": "image/png", "data": "iVBO"}),
+            json!({"type": "audio", "mimeType": "audio/wav", "data": "UklG"}),
+            json!({"type": "resource", "resource": {"uri": "test://r", "mimeType": "text/plain", "text": "t"}}),
+            json!({"type": "resource", "resource": {"uri": "test://b", "blob": "AAEC"}}),
+            json!({"type": "resource_link", "uri": "file:///x.rs", "name": "x.rs", "mimeType": "text/x-rust", "size": 12}),
+        ];
+        for json in blocks {
+            let block: ContentBlock = serde_json::from_value(json.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&block).unwrap(), json);
+        }
+        let text = content_text(&[
+            ContentBlock::audio("audio/wav", ""),
+            ContentBlock::embedded_text("test://r", "text/plain", "inside"),
+            ContentBlock::ResourceLink(ResourceLink {
+                uri: "file:///x".into(),
+                name: "x".into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                size: None,
+            }),
+        ]);
+        assert_eq!(text, "[audio content]\ninside\n[link file:///x]");
+        assert_eq!(ContentBlock::audio("a", "b").kind(), "audio");
+    }
 }

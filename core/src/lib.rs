@@ -36,7 +36,7 @@ mod text;
 mod tool;
 
 pub use card::{CallCard, ResultCard, ToolKind};
-pub use content::{ContentBlock, content_text};
+pub use content::{ContentBlock, EmbeddedResource, ResourceLink, content_text};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};
 pub use definition::{SpillBudget, ToolAnnotations, ToolDefinition, ToolInfo};
 pub use error::{ErrorCode, ErrorInfo, ToolError};

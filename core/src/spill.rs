@@ -233,7 +233,8 @@ pub(crate) fn spill_content(
     for block in content.iter() {
         match block {
             ContentBlock::Text { text } => total += text.len(),
-            ContentBlock::Image { .. } => return Ok(()),
+            // Spilling is for text: a block of another kind stays whole.
+            _ => return Ok(()),
         }
     }
     // Blocks are joined with a newline, as in the spilled file.

@@ -239,7 +239,7 @@ impl ResultContext<'_> {
         self.error_code == Some("TIMEOUT")
             || self.content.iter().any(|block| match block {
                 ContentBlock::Text { text } => says_timed_out(text),
-                ContentBlock::Image { .. } => false,
+                _ => false,
             })
     }
 }
@@ -997,22 +997,42 @@ pub(crate) fn content_blocks(out: &mut String, content: &[ContentBlock]) {
     for block in content {
         match block {
             ContentBlock::Text { text } => text_block(out, "out", text),
-            ContentBlock::Image { mime_type, data } => image_placeholder(out, mime_type, data),
+            ContentBlock::Image { mime_type, data } => {
+                placeholder(out, "image", "an image", mime_type, data)
+            }
+            ContentBlock::Audio { mime_type, data } => {
+                placeholder(out, "image", "audio", mime_type, data)
+            }
+            ContentBlock::Resource { resource } => match &resource.text {
+                Some(text) => text_block(out, "out", text),
+                None => placeholder(
+                    out,
+                    "image",
+                    "a resource",
+                    resource.mime_type.as_deref().unwrap_or("?"),
+                    resource.blob.as_deref().unwrap_or(""),
+                ),
+            },
+            ContentBlock::ResourceLink(link) => {
+                text_block(out, "out", &format!("link: {} ({})", link.uri, link.name))
+            }
         }
     }
 }
 
-fn image_placeholder(out: &mut String, mime_type: &str, data: &str) {
+fn placeholder(out: &mut String, icon_name: &str, what: &str, mime_type: &str, data: &str) {
     out.push_str("<div class=\"img\">");
-    icon(out, "image");
-    out.push_str("<span><b>image</b> <code>");
+    icon(out, icon_name);
+    out.push_str("<span><b>");
+    escape(out, what);
+    out.push_str("</b> <code>");
     line_text(out, mime_type);
     out.push_str("</code> · ");
     let trimmed = data.trim_end_matches('=');
     let decoded = trimmed.len() as u64 * 3 / 4;
     escape(out, &bytes(decoded));
     out.push_str(
-        " · not drawn: the page loads nothing, and an image's data stays in the log</span></div>",
+        " · not drawn: the page loads nothing, and its data stays in the log</span></div>",
     );
 }
 

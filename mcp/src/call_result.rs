@@ -1,7 +1,9 @@
 //! A call's [`ToolOutcome`] as an MCP `CallToolResult` (the mapping in the
 //! [module docs](super)).
 
-use rmcp::model::{CallToolResult, ContentBlock as McpContent, JsonObject, MetaObject};
+use rmcp::model::{
+    CallToolResult, ContentBlock as McpContent, JsonObject, MetaObject, Resource, ResourceContents,
+};
 use serde_json::Value;
 
 use toolprism_core::dialect::mcp as dialect;
@@ -73,6 +75,37 @@ fn content_block(block: &ContentBlock) -> McpContent {
         ContentBlock::Text { text } => McpContent::text(text.clone()),
         ContentBlock::Image { mime_type, data } => {
             McpContent::image(data.clone(), mime_type.clone())
+        }
+        ContentBlock::Audio { mime_type, data } => {
+            McpContent::audio(data.clone(), mime_type.clone())
+        }
+        ContentBlock::Resource { resource } => {
+            let contents = match (&resource.text, &resource.blob) {
+                (Some(text), _) => ResourceContents::text(text.clone(), resource.uri.clone()),
+                (None, blob) => {
+                    ResourceContents::blob(blob.clone().unwrap_or_default(), resource.uri.clone())
+                }
+            };
+            McpContent::resource(match &resource.mime_type {
+                Some(mime) => contents.with_mime_type(mime.clone()),
+                None => contents,
+            })
+        }
+        ContentBlock::ResourceLink(link) => {
+            let mut resource = Resource::new(link.uri.clone(), link.name.clone());
+            if let Some(title) = &link.title {
+                resource = resource.with_title(title.clone());
+            }
+            if let Some(description) = &link.description {
+                resource = resource.with_description(description.clone());
+            }
+            if let Some(mime) = &link.mime_type {
+                resource = resource.with_mime_type(mime.clone());
+            }
+            if let Some(size) = link.size {
+                resource = resource.with_size(size);
+            }
+            McpContent::resource_link(resource)
         }
     }
 }
