@@ -23,6 +23,8 @@ pub struct Globals {
     root: PathBuf,
     root_given: bool,
     mode: Mode,
+    /// The program's own flags ([`Cli::flag`]) that were given.
+    flags: Vec<&'static str>,
 }
 
 impl Globals {
@@ -44,6 +46,11 @@ impl Globals {
     /// registry (`toolprism::code::CodeMode::code_mode`).
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// Whether the program's own flag `--<long>` ([`Cli::flag`]) was given.
+    pub fn flag(&self, long: &str) -> bool {
+        self.flags.contains(&long)
     }
 }
 
@@ -84,6 +91,8 @@ pub struct Cli {
     name: Option<String>,
     example: (String, String),
     default: Option<DefaultCommand>,
+    /// The program's own flags: `--<long>`, and its help.
+    flags: Vec<(&'static str, &'static str)>,
 }
 
 impl fmt::Debug for Cli {
@@ -92,6 +101,7 @@ impl fmt::Debug for Cli {
             .field("about", &self.about)
             .field("name", &self.name)
             .field("default_command", &self.default.is_some())
+            .field("flags", &self.flags)
             .finish_non_exhaustive()
     }
 }
@@ -122,6 +132,7 @@ impl Cli {
             name: None,
             example: ("my_tool".to_owned(), r#"{"key":"value"}"#.to_owned()),
             default: None,
+            flags: Vec::new(),
         }
     }
 
@@ -141,6 +152,31 @@ impl Cli {
     /// arguments it accepts.
     pub fn example_call(mut self, tool: impl Into<String>, arguments: impl Into<String>) -> Self {
         self.example = (tool.into(), arguments.into());
+        self
+    }
+
+    /// A flag of the program's own, `--<long>`, that every command takes
+    /// (shown in each command's `--help` with `help`), for what the
+    /// registry is built with: [`Globals::flag`] says whether it was given.
+    /// The showcase's `--approvals` is one.
+    ///
+    /// ```
+    /// use std::process::ExitCode;
+    /// use toolprism::{PreDecision, PreExecute, Registry};
+    /// use toolprism::cli::Cli;
+    ///
+    /// let cli = Cli::new(|globals| {
+    ///     let mut tools = Registry::builder();
+    ///     if globals.flag("careful") {
+    ///         tools = tools.pre_execute(|_: &PreExecute<'_>| PreDecision::ask("Run it?"));
+    ///     }
+    ///     tools.build()
+    /// })
+    /// .flag("careful", "Ask the user before every call");
+    /// assert_eq!(cli.run_from(["tools", "list", "--careful"]), ExitCode::SUCCESS);
+    /// ```
+    pub fn flag(mut self, long: &'static str, help: &'static str) -> Self {
+        self.flags.push((long, help));
         self
     }
 
@@ -206,7 +242,7 @@ impl Cli {
             Ok(matches) => matches,
             Err(e) => return clap_error(&e, &bin),
         };
-        let globals = match globals(&matches) {
+        let globals = match globals(&matches, &self.flags) {
             Ok(globals) => globals,
             Err(message) => return usage(&message),
         };
@@ -271,19 +307,32 @@ impl Cli {
     /// The clap command and the default command's options (id, as shown);
     /// see [`assemble`].
     fn command(&self, bin: &str) -> (clap::Command, Vec<(String, String)>) {
-        assemble(
+        let (mut command, own) = assemble(
             bin,
             self.about.as_deref(),
             (&self.example.0, &self.example.1),
             self.default.as_ref().map(|d| d.augment),
             matches!(self.source, Source::Build(_)),
-        )
+        );
+        for (long, help) in &self.flags {
+            command = command.arg(
+                clap::Arg::new(*long)
+                    .long(*long)
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue)
+                    .help(*help),
+            );
+        }
+        (command, own)
     }
 }
 
 /// The global options out of `matches`: `--root`, or the current
 /// directory, canonical and known to be a directory.
-fn globals(matches: &ArgMatches) -> Result<Globals, String> {
+fn globals(
+    matches: &ArgMatches,
+    flags: &[(&'static str, &'static str)],
+) -> Result<Globals, String> {
     let given = matches
         .try_get_one::<PathBuf>("root")
         .ok()
@@ -308,10 +357,16 @@ fn globals(matches: &ArgMatches) -> Result<Globals, String> {
         None if matches.subcommand_name() == Some("call") => Mode::Both,
         None => Mode::Native,
     };
+    let flags = flags
+        .iter()
+        .map(|(long, _)| *long)
+        .filter(|long| matches!(matches.try_get_one::<bool>(long), Ok(Some(true))))
+        .collect();
     Ok(Globals {
         root,
         root_given,
         mode,
+        flags,
     })
 }
 
@@ -321,7 +376,7 @@ mod tests {
 
     #[test]
     fn the_command_is_consistent() {
-        let cli = Cli::new(|_| Registry::builder().build());
+        let cli = Cli::new(|_| Registry::builder().build()).flag("careful", "Ask first");
         cli.command("t").0.debug_assert();
         let cli = Cli::with_registry(Registry::builder().build().unwrap());
         let (command, own) = cli.command("t");

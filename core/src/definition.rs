@@ -58,6 +58,10 @@ pub struct ToolInfo {
     pub name: &'static str,
     /// A human title.
     pub title: Option<&'static str>,
+    /// An icon a client may show next to the tool: a `data:` URI (an
+    /// image inline) or an `https:` URL (`#[tool(icon = "…")]`; MCP's
+    /// `icons`, since protocol 2025-11-25).
+    pub icon: Option<&'static str>,
     /// What the model reads about the tool.
     pub description: &'static str,
     /// The kind of work it does.
@@ -91,6 +95,7 @@ impl ToolInfo {
         ToolInfo {
             name,
             title: None,
+            icon: None,
             description,
             kind: ToolKind::Other,
             annotations: ToolAnnotations::NONE,
@@ -129,6 +134,9 @@ pub struct ToolDefinition {
     /// A human title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// An icon: a `data:` URI or an `https:` URL ([`ToolInfo::icon`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
     /// The description.
     pub description: String,
     /// JSON Schema of the arguments (deserialize contract).

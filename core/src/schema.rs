@@ -101,6 +101,7 @@ pub(crate) fn compile(
         definition: ToolDefinition {
             name: info.name.to_owned(),
             title: info.title.map(str::to_owned),
+            icon: info.icon.map(str::to_owned),
             description: info.description.to_owned(),
             input_schema,
             output_schema,

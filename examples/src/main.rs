@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use toolprism::Registry;
 use toolprism::cli::{Cli, Globals};
 use toolprism_examples::showcase::{self, ABOUT, Options};
-use toolprism_examples::tools::AcmeTicketTool;
 use toolprism_examples::tools::render_panic::PANIC_TEXT;
+use toolprism_examples::tools::{AcmeTicketTool, ask_before_changes};
 use toolprism_tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, Workspace,
     WriteTool,
@@ -22,17 +22,27 @@ fn main() -> ExitCode {
     Cli::new(tools)
         .about(ABOUT)
         .example_call("read", r#"{"path":"README.md"}"#)
+        .flag(
+            "approvals",
+            "Ask the user before edit, write and bash run (over MCP an elicitation; a client that cannot be asked gets NOT_APPROVED)",
+        )
         .default_command(run_showcase)
         .run()
 }
 
 /// The tools of `list`, `schema`, `call`, `replay` and `serve`: every
 /// built-in one (the file tools and `bash` confined to `--root`,
-/// `sql_query` over [`database`]) and the third-party example.
+/// `sql_query` over [`database`]) and the third-party example; with
+/// `--approvals`, `edit`, `write` and `bash` ask the user first
+/// ([`ask_before_changes`]).
 fn tools(globals: &Globals) -> io::Result<Registry> {
     let ws = Workspace::new(globals.root())?;
     let database = database(globals);
-    Registry::builder()
+    let mut builder = Registry::builder();
+    if globals.flag("approvals") {
+        builder = builder.pre_execute(ask_before_changes);
+    }
+    builder
         .tool(ReadTool::new(ws.clone()))
         .tool(GrepTool::new(ws.clone()))
         .tool(GlobTool::new(ws.clone()))

@@ -1,10 +1,14 @@
 //! `toolprism-examples serve`: an `initialize` and a `tools/list` piped on
 //! stdin get every built-in tool with its output schema, stdout carries
 //! nothing but protocol messages, the tools stay inside `--root`, and
-//! `--log` keeps the session log.
+//! `--log` keeps the session log. With `--approvals`, `edit` asks the user
+//! first (W9 in docs/contract.md): an elicitation to a client that can
+//! answer one, a clear `NOT_APPROVED` to one that cannot.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -113,4 +117,149 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
     assert_eq!(logged.lines().count(), 4, "{logged}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("serving 9 tools"), "{stderr}");
+}
+
+/// `serve --approvals` over stdio, spoken to line by line.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Value>,
+}
+
+impl Session {
+    /// A server for `root`, initialized with `capabilities`.
+    fn start(root: &std::path::Path, log: &std::path::Path, capabilities: Value) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
+            .args(["serve", "--approvals", "--root"])
+            .arg(root)
+            .arg("--log")
+            .arg(log)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let message = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout holds a line that is not JSON-RPC ({e}): {line}")
+                });
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut session = Session {
+            child,
+            stdin,
+            lines,
+        };
+        session.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
+            "clientInfo": {"name": "pipe", "version": "0"}}}),
+        );
+        session.next();
+        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+    }
+
+    /// The next message from the server, within 10 s.
+    fn next(&self) -> Value {
+        self.lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a message from the server within 10 s")
+    }
+
+    /// Calls `edit` as request `id`, answering the server's elicitation
+    /// (if one comes) with `answer`; returns the elicitation's params and
+    /// the call's result.
+    fn edit(&mut self, id: u64, answer: Option<Value>) -> (Option<Value>, Value) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "edit",
+            "arguments": {"path": "notes.txt", "old_text": "first", "new_text": "1st"}}}),
+        );
+        let mut asked = None;
+        loop {
+            let message = self.next();
+            if message["method"] == "elicitation/create" {
+                asked = Some(message["params"].clone());
+                let answer = answer.clone().expect("no elicitation expected");
+                self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": answer}));
+            } else if message["id"] == id {
+                return (asked, message["result"].clone());
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_approvals_ask_before_edit_and_refuse_a_client_that_cannot_be_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let notes = root.path().join("notes.txt");
+    std::fs::write(&notes, "first line\n").unwrap();
+    let log = root.path().join("session.jsonl");
+
+    let mut asking = Session::start(root.path(), &log, json!({"elicitation": {}}));
+    // Declined: the file is unchanged.
+    let (asked, result) = asking.edit(2, Some(json!({"action": "decline"})));
+    let asked = asked.expect("the user was asked before edit ran");
+    assert_eq!(
+        asked["message"], "Let the agent edit notes.txt?",
+        "{asked:#}"
+    );
+    assert_eq!(
+        asked["requestedSchema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    assert_eq!(result["isError"], true, "{result:#}");
+    assert_eq!(result["_meta"]["toolprism/errorCode"], "NOT_APPROVED");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "first line\n");
+    // Approved: the edit runs.
+    let (asked, result) = asking.edit(
+        3,
+        Some(json!({"action": "accept", "content": {"approve": true}})),
+    );
+    assert!(asked.is_some());
+    assert_eq!(result["isError"], false, "{result:#}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "1st line\n");
+    drop(asking);
+
+    // A client that declared no elicitation: a clear denial, no request.
+    std::fs::write(&notes, "first line\n").unwrap();
+    let mut bare = Session::start(root.path(), &log, json!({}));
+    let (asked, result) = bare.edit(2, None);
+    assert!(asked.is_none());
+    assert_eq!(
+        result["_meta"]["toolprism/errorCode"], "NOT_APPROVED",
+        "{result:#}"
+    );
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("cannot ask the user"), "{text}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "first line\n");
+    drop(bare);
+
+    let decisions: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["type"] == "tool/approval")
+        .map(|event| event["decision"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(decisions, ["denied", "approved", "unavailable"]);
 }

@@ -18,6 +18,7 @@ use crate::names::{closest, tool_name_problem};
 pub(crate) const KEYS: &[&str] = &[
     "name",
     "title",
+    "icon",
     "kind",
     "read_only",
     "destructive",
@@ -42,6 +43,8 @@ pub(crate) struct Attrs {
     /// `name = "..."` and the literal, for spans.
     pub(crate) name: Option<(String, LitStr)>,
     pub(crate) title: Option<String>,
+    /// `icon = "data:…"` or `"https://…"`.
+    pub(crate) icon: Option<String>,
     /// The `ToolKind` variant, e.g. `Read`.
     pub(crate) kind: Option<&'static str>,
     pub(crate) read_only: bool,
@@ -144,6 +147,16 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             "idempotent" => attrs.idempotent = flag(cx, &item),
             "open_world" => attrs.open_world = flag(cx, &item),
             "blocking" => attrs.blocking = flag(cx, &item),
+            "icon" => {
+                if let Some(lit) = lit_str(cx, &item, "icon") {
+                    let icon = lit.value();
+                    let scheme_ok = icon.starts_with("data:image/") || icon.starts_with("https://");
+                    if !scheme_ok || icon.len() <= "https://".len() {
+                        cx.error_spanned_by(&lit, "the icon must be a `data:image/…` URI or an `https://` URL, e.g. `icon = \"https://example.com/icon.svg\"`");
+                    }
+                    attrs.icon = Some(icon);
+                }
+            }
             "approval" => {
                 if let Some(lit) = lit_str(cx, &item, "approval") {
                     let question = lit.value();
@@ -227,6 +240,7 @@ fn usage(key: &str) -> String {
         "spill" => "`spill = 65536` (bytes) or `spill = never`".to_owned(),
         "crate" => "`crate = ::toolprism`".to_owned(),
         "approval" => "`approval = \"Run this command?\"`".to_owned(),
+        "icon" => "`icon = \"https://example.com/icon.svg\"`".to_owned(),
         flag => format!("`{flag}`"),
     }
 }
@@ -421,6 +435,21 @@ mod tests {
                 message.contains(&format!("did you mean `{key}`?")),
                 "{typo}: {message}"
             );
+        }
+    }
+
+    #[test]
+    fn an_icon_is_a_data_image_uri_or_an_https_url() {
+        let cx = Ctxt::new();
+        let attrs = parse(&cx, quote!(icon = "https://example.com/i.svg"));
+        assert_eq!(attrs.icon.as_deref(), Some("https://example.com/i.svg"));
+        assert!(cx.check().is_ok());
+        for bad in [
+            quote!(icon = "http://example.com/i.svg"),
+            quote!(icon = "i.svg"),
+            quote!(icon = "https://"),
+        ] {
+            assert!(errors(bad).contains("the icon must be"));
         }
     }
 

@@ -182,6 +182,10 @@ fn info(
         )),
         None => quote!(#private::core::option::Option::None),
     };
+    let icon = match &attrs.icon {
+        Some(icon) => quote!(#private::core::option::Option::Some(#icon)),
+        None => quote!(#private::core::option::Option::None),
+    };
     let approval = match &attrs.approval {
         Some(question) => quote!(#private::core::option::Option::Some(#question)),
         None => quote!(#private::core::option::Option::None),
@@ -200,6 +204,7 @@ fn info(
             #krate::ToolInfo {
                 name: #name,
                 title: #title,
+                icon: #icon,
                 description: #description,
                 kind: #krate::ToolKind::#kind,
                 annotations: #krate::ToolAnnotations {

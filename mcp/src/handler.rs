@@ -1,23 +1,32 @@
 //! [`McpServer`]: the rmcp `ServerHandler` that serves a [`Registry`].
 
+#![allow(deprecated)] // Logging, sampling: deprecated by SEP-2577, still in the protocol.
+
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CreateMessageRequest, CustomRequest, CustomResult,
+    ElicitRequest, ErrorCode, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, Tool as McpTool,
 };
-use rmcp::model::{ProgressNotificationParam, ProgressToken};
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::call_result;
 use super::cards::{CARDS_KEY, Cards};
+use crate::client::{AskRequest, CallClient, Event, Level, Reach, Threshold, encode};
+use crate::drive::{Round, Step, drive};
+use crate::input::{CallTask, Suspended, Waiting, full};
 use crate::sent::Sent;
+use toolprism_core::client::ClientError;
 use toolprism_core::dialect::mcp as dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
@@ -25,6 +34,12 @@ use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
 /// Streamable HTTP server applies to a request body.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long a call waits for its client's answer to a request (sampling,
+/// elicitation) unless set: 5 minutes, a person's time to read a form.
+/// An approval is bounded by the registry's own, shorter, approval timeout
+/// ([`RegistryBuilder::approval_timeout`](toolprism_core::RegistryBuilder::approval_timeout)).
+pub const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Serves a [`Registry`] over MCP: the rmcp
 /// [`ServerHandler`](rmcp::ServerHandler) behind [`serve_stdio`] and
@@ -65,6 +80,10 @@ pub struct McpServer {
     log: Option<SessionLog>,
     /// Prefixes the call ids of requests that carry no `Mcp-Session-Id`.
     session: Arc<str>,
+    /// The session's `logging/setLevel` (none until the client sets one).
+    log_level: Arc<Threshold>,
+    /// How long a call waits for its client's answer.
+    client_timeout: Duration,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -80,9 +99,11 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// What every clone shares: the registry and its two `tools/list` shapes.
+/// What every clone shares: the registry, its two `tools/list` shapes and
+/// the calls waiting for their client's input.
 struct Shared {
     registry: Registry,
+    waiting: Arc<Waiting>,
     /// Whether a call's warning (a session log that could not be written)
     /// has been reported on stderr: once per server, not per call.
     warned: AtomicBool,
@@ -136,11 +157,19 @@ impl McpServer {
                 .collect()
         };
         let (legacy, modern) = (listing(LEGACY), listing(MODERN));
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        // `notifications/message` from tools, at the level the client sets
+        // (W8).
+        #[allow(deprecated)]
+        {
+            capabilities.logging = Some(JsonObject::new());
+        }
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolprism", env!("CARGO_PKG_VERSION")));
         let server = McpServer {
             shared: Arc::new(Shared {
                 registry,
+                waiting: Arc::default(),
                 warned: AtomicBool::new(false),
                 legacy,
                 modern,
@@ -150,6 +179,8 @@ impl McpServer {
             cards: Cards::Never,
             log: None,
             session: next_session(),
+            log_level: Arc::default(),
+            client_timeout: DEFAULT_CLIENT_TIMEOUT,
         };
         server.with_cards(Cards::default())
     }
@@ -237,6 +268,32 @@ impl McpServer {
         self
     }
 
+    /// How long a call waits for its client's answer to a request it made
+    /// ([`ToolContext::sample`](toolprism_core::ToolContext::sample),
+    /// [`elicit`](toolprism_core::ToolContext::elicit)): past it the tool
+    /// gets [`ClientError::TimedOut`] (over `2025-11-25` the client is sent
+    /// `notifications/cancelled` for the request), and a `2026-07-28` call
+    /// whose retry has not come twice that long after it asked is
+    /// cancelled. Default
+    /// [`DEFAULT_CLIENT_TIMEOUT`]. The tool's own timeout, and the
+    /// registry's approval timeout for approvals, still apply.
+    ///
+    /// ```
+    /// # let registry = toolprism::Registry::builder().build().unwrap();
+    /// use std::time::Duration;
+    /// let server = toolprism::mcp::McpServer::new(registry).with_client_timeout(Duration::from_secs(30));
+    /// assert_eq!(server.client_timeout(), Duration::from_secs(30));
+    /// ```
+    pub fn with_client_timeout(mut self, timeout: Duration) -> Self {
+        self.client_timeout = timeout;
+        self
+    }
+
+    /// How long a call waits for its client's answer.
+    pub fn client_timeout(&self) -> Duration {
+        self.client_timeout
+    }
+
     /// The largest message accepted, in bytes.
     pub fn max_message_bytes(&self) -> usize {
         self.max_message_bytes
@@ -251,6 +308,8 @@ impl McpServer {
     pub(super) fn for_new_session(&self) -> Self {
         McpServer {
             session: next_session(),
+            // A session's level is its own: a new session has set none.
+            log_level: Arc::default(),
             ..self.clone()
         }
     }
@@ -276,6 +335,301 @@ impl McpServer {
             &self.shared.legacy
         }
     }
+}
+
+impl McpServer {
+    /// A `tools/call`: the first (or only) round of a call, or the retry
+    /// of one that asked its client for input (`2026-07-28`).
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.request_state.is_some() || request.input_responses.is_some() {
+            return self.resume(request, context).await;
+        }
+        let registry = &self.shared.registry;
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        let call = ToolCall::new(
+            self.call_id(&context),
+            request.name.as_ref(),
+            arguments_as_sent(&request, &context)?,
+        );
+        let mut options = CallOptions::new();
+        if let Some(log) = &self.log {
+            options = options.with_log(log.clone());
+        }
+        let reach = Reach::of(&context, modern, &self.log_level);
+        if modern && reach.can_ask() {
+            return self.start(call, options, request, context, reach).await;
+        }
+        let options = options.with_cancel(context.ct.clone());
+        let token = context.meta.get_progress_token();
+        let outcome = if !reach.any() && token.is_none() {
+            // The common call: nothing to forward, nothing allocated for it.
+            registry.call_with(call, &options).await
+        } else {
+            let (events, mut received) = mpsc::unbounded_channel();
+            let mut options = options;
+            if reach.any() {
+                let level = if modern {
+                    Level::Request(AtomicU8::new(reach.level))
+                } else {
+                    Level::Session(Arc::clone(&self.log_level))
+                };
+                let client = CallClient::new(events.clone(), level, reach, self.client_timeout);
+                options = options.with_client(Arc::new(client));
+            }
+            if token.is_some() {
+                options = options.with_progress(progress_sink(events));
+            } else {
+                drop(events);
+            }
+            let mut call = std::pin::pin!(async { Some(registry.call_with(call, &options).await) });
+            let round = Round {
+                peer: &context.peer,
+                progress: token,
+                forward_asks: true,
+            };
+            match drive(&mut call, &mut received, &round).await {
+                Step::Done(Some(outcome)) => outcome,
+                // Forwarding never stops at a request, and an inline call
+                // always ends with an outcome.
+                Step::Done(None) | Step::Input(_) => {
+                    return Err(ErrorData::internal_error(
+                        "the call ended without an outcome",
+                        None,
+                    ));
+                }
+            }
+        };
+        self.complete(outcome, &request.name, &context)
+    }
+
+    /// The first round of a `2026-07-28` call whose client can be asked:
+    /// the call runs in a task of its own, which survives this request if
+    /// the tool asks for input (see [`crate::input`]).
+    async fn start(
+        &self,
+        call: ToolCall,
+        options: CallOptions,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        reach: Reach,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (events, received) = mpsc::unbounded_channel();
+        let client = Arc::new(CallClient::new(
+            events.clone(),
+            Level::Request(AtomicU8::new(reach.level)),
+            reach,
+            self.client_timeout,
+        ));
+        let cancel = CancellationToken::new();
+        let options = options
+            .with_cancel(cancel.clone())
+            .with_client(Arc::clone(&client) as _)
+            .with_progress(progress_sink(events));
+        let registry = self.shared.registry.clone();
+        let task =
+            tokio::spawn(async move { registry.call_with(call, &options).await }.in_current_span());
+        let suspended = Suspended {
+            task: CallTask(task),
+            events: received,
+            cancel,
+            client,
+            name: request.name.clone().into_owned(),
+            arguments: request.arguments.clone(),
+            asked: 0,
+        };
+        self.round(suspended, &context).await
+    }
+
+    /// A retry of a call that asked for input: its answers to the call, and
+    /// the call on to its end or its next requests.
+    async fn resume(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(state) = request.request_state.as_deref() else {
+            return Err(ErrorData::invalid_params(
+                "inputResponses without requestState: send the requestState of the InputRequiredResult they answer",
+                None,
+            ));
+        };
+        let Some((suspended, replies)) = self.shared.waiting.take(state) else {
+            return Err(ErrorData::invalid_params(
+                "this requestState is not one this server issued, or it expired, or it was used already; call the tool again without it",
+                Some(json!({ "requestState": truncated(state) })),
+            ));
+        };
+        if !suspended.same_call(&request.name, request.arguments.as_ref()) {
+            suspended.cancel.cancel();
+            return Err(ErrorData::invalid_params(
+                "this requestState belongs to a call of another tool or with other arguments; retry with the call's own name and arguments",
+                None,
+            ));
+        }
+        let responses = request.input_responses.unwrap_or_default();
+        for (key, reply) in replies {
+            let answer = responses.get(&key).cloned().ok_or_else(|| {
+                ClientError::Failed(format!("the client's retry carried no answer for {key:?}"))
+            });
+            let _ = reply.send(answer);
+        }
+        self.round(suspended, &context).await
+    }
+
+    /// One round of a `2026-07-28` call that may ask: serves its events to
+    /// this request until it ends (the result) or asks (an
+    /// `InputRequiredResult`, the call parked until the retry).
+    async fn round(
+        &self,
+        mut suspended: Suspended,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        suspended
+            .client
+            .set_request_level(encode(context.meta.log_level()));
+        // If this request is dropped (the client closed its connection)
+        // while the call runs for it, the call is cancelled.
+        let mut stop = Some(suspended.cancel.clone().drop_guard());
+        let round = Round {
+            peer: &context.peer,
+            progress: context.meta.get_progress_token(),
+            forward_asks: false,
+        };
+        loop {
+            let step = tokio::select! {
+                step = drive(&mut suspended.task, &mut suspended.events, &round) => step,
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("the request was cancelled", None));
+                }
+            };
+            let asks = match step {
+                Step::Done(Some(outcome)) => {
+                    stop.take().map(|guard| guard.disarm());
+                    return self.complete(outcome, &suspended.name, context);
+                }
+                Step::Done(None) => {
+                    return Err(ErrorData::internal_error("the call's task failed", None));
+                }
+                Step::Input(asks) => asks,
+            };
+            let mut requests = InputRequests::new();
+            let mut replies = Vec::with_capacity(asks.len());
+            for ask in asks {
+                suspended.asked += 1;
+                let key = format!("{}-{}", ask.request.kind(), suspended.asked);
+                let input = match ask.request {
+                    AskRequest::Sample(params) => {
+                        InputRequest::CreateMessage(CreateMessageRequest::new(params))
+                    }
+                    AskRequest::Elicit(params) => {
+                        InputRequest::Elicitation(ElicitRequest::new(params))
+                    }
+                };
+                requests.insert(key.clone(), input);
+                replies.push((key, ask.reply));
+            }
+            match self
+                .shared
+                .waiting
+                // Past the client timeout the tool's own wait ends (and the
+                // call with it, as the tool decides); the call is cancelled
+                // only if it still waits twice as long after asking.
+                .park(suspended, replies, self.client_timeout.saturating_mul(2))
+            {
+                Ok(state) => {
+                    stop.take().map(|guard| guard.disarm());
+                    return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
+                }
+                Err((back, replies)) => {
+                    for (_, reply) in replies {
+                        let _ = reply.send(Err(full()));
+                    }
+                    suspended = back;
+                }
+            }
+        }
+    }
+
+    /// The `tools/call` result of `outcome`, a call of tool `name`.
+    fn complete(
+        &self,
+        outcome: ToolOutcome,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let registry = &self.shared.registry;
+        if let Some(warning) = outcome.warnings().first()
+            && !self.shared.warned.swap(true, Ordering::Relaxed)
+        {
+            // stdout carries protocol messages only.
+            eprintln!(
+                "toolprism mcp: {warning} (the calls are still answered; later problems are not reported)"
+            );
+        }
+        // Step 1 ran once, in the registry; an unknown tool is a protocol
+        // error for MCP (the registry has logged it as a result).
+        let definition = match outcome.code() {
+            Some(code) if *code == toolprism_core::ErrorCode::UnknownTool => None,
+            _ => registry.definition(outcome.name()),
+        };
+        let Some(definition) = definition else {
+            return Err(unknown_tool(name, registry));
+        };
+        let version = context.protocol_version();
+        Ok(CallToolResponse::from(call_result::call_tool_result(
+            definition,
+            outcome,
+            dialect_version(version.as_ref()),
+            self.cards.wanted(context),
+        )))
+    }
+}
+
+/// A progress sink sending each report to the request's task.
+fn progress_sink(
+    events: mpsc::UnboundedSender<Event>,
+) -> impl Fn(&Progress) + Send + Sync + 'static {
+    move |p: &Progress| {
+        // Fails only once the call is over (a report from work the tool
+        // left running): nobody is listening then.
+        let _ = events.send(Event::Progress(p.clone()));
+    }
+}
+
+/// The tracing span of a `tools/call`: the tool, the request id, and the
+/// W3C `traceparent` (and `tracestate`) the request's `_meta` carries.
+///
+/// The span records them as fields, nothing more: a subscriber sees which
+/// trace the client's request belongs to, but the span is not made a child
+/// of that trace (that takes an OpenTelemetry layer, which reads the field
+/// and sets the parent context itself; this crate depends on no
+/// OpenTelemetry). Without a subscriber the span costs one interest check.
+fn call_span(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> tracing::Span {
+    let span = tracing::info_span!(
+        "tools/call",
+        tool = %request.name,
+        request_id = %context.id,
+        traceparent = tracing::field::Empty,
+        tracestate = tracing::field::Empty,
+    );
+    if !span.is_disabled() {
+        if let Some(traceparent) = context.meta.get_traceparent() {
+            span.record("traceparent", traceparent);
+        }
+        if let Some(tracestate) = context.meta.get_tracestate() {
+            span.record("tracestate", tracestate);
+        }
+    }
+    span
 }
 
 impl ServerHandler for McpServer {
@@ -307,53 +661,22 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let registry = &self.shared.registry;
-        let version = context.protocol_version();
-        let call = ToolCall::new(
-            self.call_id(&context),
-            request.name.as_ref(),
-            arguments_as_sent(&request, &context)?,
-        );
-        let mut options = CallOptions::new().with_cancel(context.ct.clone());
-        if let Some(log) = &self.log {
-            options = options.with_log(log.clone());
-        }
-        let outcome = match context.meta.get_progress_token() {
-            None => registry.call_with(call, &options).await,
-            Some(token) => {
-                let (reports, received) = mpsc::unbounded_channel();
-                let options = options.with_progress(move |p: &Progress| {
-                    // Fails only once the call is over (a report from work
-                    // the tool left running): nobody is listening then.
-                    let _ = reports.send(p.clone());
-                });
-                let call = registry.call_with(call, &options);
-                forward_progress(call, received, token, &context.peer).await
-            }
-        };
-        if let Some(warning) = outcome.warnings().first()
-            && !self.shared.warned.swap(true, Ordering::Relaxed)
-        {
-            // stdout carries protocol messages only.
-            eprintln!(
-                "toolprism mcp: {warning} (the calls are still answered; later problems are not reported)"
-            );
-        }
-        // Step 1 ran once, in the registry; an unknown tool is a protocol
-        // error for MCP (the registry has logged it as a result).
-        let definition = match outcome.code() {
-            Some(code) if *code == toolprism_core::ErrorCode::UnknownTool => None,
-            _ => registry.definition(outcome.name()),
-        };
-        let Some(definition) = definition else {
-            return Err(unknown_tool(&request.name, registry));
-        };
-        Ok(CallToolResponse::from(call_result::call_tool_result(
-            definition,
-            outcome,
-            dialect_version(version.as_ref()),
-            self.cards.wanted(&context),
-        )))
+        let span = call_span(&request, &context);
+        self.answer_call(request, context).instrument(span).await
+    }
+
+    /// `logging/setLevel`: the least severe level this session's
+    /// `notifications/message` carry from now on (W8). A session that
+    /// never sets one gets none; from `2026-07-28` each request says its
+    /// own level in `_meta`, and this is not needed.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level
+            .store(encode(Some(request.level)), Ordering::Relaxed);
+        Ok(())
     }
 
     /// rmcp hands a standard method whose params do not parse (`tools/call`
@@ -380,44 +703,6 @@ impl ServerHandler for McpServer {
             )),
         }
     }
-}
-
-/// Runs `call` to its end while sending each progress report it makes to
-/// `peer` as a `notifications/progress` for `token`, in the order made.
-///
-/// One task does both, so every report made before the call returned has
-/// been handed to the transport before the response is: a client sees all
-/// of a call's notifications, then its result (over HTTP they travel on
-/// the request's own stream, which the response closes). A report that
-/// cannot be sent (the client left) is dropped; the call goes on.
-async fn forward_progress(
-    call: impl Future<Output = ToolOutcome>,
-    mut received: mpsc::UnboundedReceiver<Progress>,
-    token: ProgressToken,
-    peer: &Peer<RoleServer>,
-) -> ToolOutcome {
-    let notify = |report: Progress| {
-        let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
-        param.total = report.total.map(|t| t as f64);
-        param.message = report.message;
-        async move {
-            let _ = peer.notify_progress(param).await;
-        }
-    };
-    let mut call = std::pin::pin!(call);
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            Some(report) = received.recv() => notify(report).await,
-            outcome = &mut call => break outcome,
-        }
-    };
-    // The reports made between the last one sent and the call's end.
-    received.close();
-    while let Ok(report) = received.try_recv() {
-        notify(report).await;
-    }
-    outcome
 }
 
 /// The arguments' text as the client sent it, which the transport kept

@@ -38,7 +38,7 @@
 //!
 //! | MCP | toolprism |
 //! |---|---|
-//! | `tools/list` entry | the dialect's projection of the [`ToolDefinition`](toolprism_core::ToolDefinition): name, title, description, input and output schema (`$schema` and non-standard `format`s removed), `annotations` with **all four hints sent explicitly** (MCP defaults `destructiveHint` and `openWorldHint` to true, toolprism to false), `_meta["toolprism/kind"]` = the [`ToolKind`](toolprism_core::ToolKind) |
+//! | `tools/list` entry | the dialect's projection of the [`ToolDefinition`](toolprism_core::ToolDefinition): name, title, description, input and output schema (`$schema` and non-standard `format`s removed: JSON Schema 2020-12 is MCP's default dialect, so the schema means the same without it, and a default Ajv instance, the validator of many JavaScript clients, refuses a schema that names 2020-12; `$defs`, `$ref` and `additionalProperties` stay), `annotations` with **all four hints sent explicitly** (MCP defaults `destructiveHint` and `openWorldHint` to true, toolprism to false), `_meta["toolprism/kind"]` = the [`ToolKind`](toolprism_core::ToolKind) |
 //! | output schema whose root is not an object | protocol versions before `2026-07-28` require an object root: the schema is wrapped as `{"type":"object","properties":{"value":<schema>},"required":["value"],"additionalProperties":false}` with `_meta["toolprism/wrapped"] = "value"`; from `2026-07-28` on it goes as is |
 //! | `tools/call` success | `content` = what `render` produced (text and image blocks), `structuredContent` = the validated value (`{"value": v}` where the schema was wrapped), `isError: false` |
 //! | | `_meta["toolprism/meta"]` = the presentation meta when there is one, on every result; `_meta["toolprism/callCard"]` and `_meta["toolprism/resultCard"]` = the cards, **only for a client that asked** (see [Cards](#cards)) |
@@ -48,6 +48,13 @@
 //! | a tool the registry does not hold | JSON-RPC error `-32602` (invalid params), as the specification says, naming the tools there are |
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
+//! | `tools/list` order | the registry's order (the order tools were registered), the same on every request |
+//! | a tool's [`icon`](toolprism_core::ToolInfo::icon) | `icons: [{src, mimeType?}]` |
+//! | `logging/setLevel` | the session's level; a tool's [`ToolContext::log`](toolprism_core::ToolContext::log) is a `notifications/message` (`logger` = the tool's name) at or above it; a session that set none gets none. At `2026-07-28`, the request's `_meta["io.modelcontextprotocol/logLevel"]` instead, per request. See [A call's client](#a-calls-client) |
+//! | [`ToolContext::sample`](toolprism_core::ToolContext::sample) | `sampling/createMessage` to a client that declared `sampling`; else `CLIENT_UNAVAILABLE` at once |
+//! | [`ToolContext::elicit`](toolprism_core::ToolContext::elicit) | `elicitation/create`, form mode, the schema as the tool wrote it, to a client that declared `elicitation` (form); else `CLIENT_UNAVAILABLE` at once |
+//! | a call that needs approval ([`PreDecision::Ask`](toolprism_core::PreDecision::Ask), `#[tool(approval = …)]`) | an `elicitation/create` with the question and one boolean field, `approve`; a client that cannot elicit gets `NOT_APPROVED` at once |
+//! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `tools/call` tracing span (see [Logging](#logging)) |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
 //!
 //! # Cards
@@ -74,6 +81,66 @@
 //! `render` wrote for the model, not the serialized value (the value is in
 //! `structuredContent`, which every client of `2025-06-18` or later reads),
 //! and the call card carries the raw arguments, as in the session log.
+//!
+//! # A call's client
+//!
+//! W8 and W9 in `docs/contract.md`. The server hands every `tools/call`
+//! a [`Client`](toolprism_core::client::Client) that speaks for the MCP
+//! client: what the tool logs, and what it asks the client's model
+//! (sampling) and user (elicitation, approvals), go to the client the way
+//! its protocol version wants, and only what the client declared it can
+//! answer is ever asked; the rest fails at once with
+//! [`ClientError::Unavailable`](toolprism_core::client::ClientError::Unavailable),
+//! so an approval becomes a clear `NOT_APPROVED`, never a hang.
+//!
+//! - **Before `2026-07-28`** (sessions opened with `initialize`), the
+//!   requests are server-to-client requests, sent from the `tools/call`'s
+//!   own task (over Streamable HTTP they travel on the call's own SSE
+//!   stream); a blocking tool's requests cross a channel to that task. If
+//!   no answer comes within [`McpServer::with_client_timeout`] (default
+//!   [`DEFAULT_CLIENT_TIMEOUT`]) the tool gets
+//!   [`ClientError::TimedOut`](toolprism_core::client::ClientError::TimedOut)
+//!   and the client `notifications/cancelled`.
+//! - **From `2026-07-28`**, where a server may send no requests, a call
+//!   that asks answers `InputRequiredResult {inputRequests,
+//!   requestState}` and waits, still running, in the server; the client's
+//!   retry with `inputResponses` and the same `requestState` resumes it
+//!   (`execute` runs once). The `requestState` is an unguessable id of
+//!   that waiting call: one the server did not issue, already used or
+//!   expired is a `-32602` error. At most [`MAX_WAITING`] calls wait at
+//!   once. **The retry must reach the same process**: behind a load
+//!   balancer, route a `tools/call` that carries `requestState` to the
+//!   process that issued it.
+//! - **Log messages** (`notifications/message`) go only to a client that
+//!   asked for them: `logging/setLevel` for the session (a new session
+//!   starts with none; in stateless HTTP every request is a new session,
+//!   so use the `2026-07-28` per-request level there), or a `2026-07-28`
+//!   request's own `_meta` level. Over a legacy HTTP session they travel
+//!   on the standalone GET stream, where rmcp puts every notification but
+//!   progress.
+//! - **Stateless legacy HTTP** cannot carry server-to-client requests (the
+//!   client's answer would be a POST of its own, which a stateless server
+//!   refuses), and forgets `initialize`: there, a legacy client is one that
+//!   declared nothing, and is never asked. `2026-07-28` clients are asked
+//!   through `InputRequiredResult` everywhere.
+//!
+//! A call that makes no request pays nothing for this: with a client that
+//! declared no sampling or elicitation and set no level, the call is given
+//! no client at all.
+//!
+//! # Long-running tools and tasks
+//!
+//! MCP's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) lets
+//! a server answer a `tools/call` with a task the client polls. It is not
+//! served here: the protocol's task support is still an extension (the
+//! conformance suite does not score it), and a toolprism call already
+//! reports progress, honours cancellation and writes its result to the
+//! session log whether or not the client waits. The policy it would follow:
+//! a tool opts in (a `ToolInfo` flag, so `tools/list` can say
+//! `execution.taskSupport`), the registry call runs in the waiting-call
+//! store of `2026-07-28` (the same bounded, expiring, one-process store),
+//! and the task's result is the outcome's `CallToolResult`, kept until it
+//! is read or expires.
 //!
 //! # Protocol versions
 //!
@@ -118,12 +185,14 @@
 //! ```
 //!
 //! What stateless mode gives up, for legacy clients only: server-to-client
-//! requests and notifications outside a request (none are used here), and
+//! requests (sampling, elicitation and approvals: such a client is never
+//! asked) and notifications outside a request (log messages), and
 //! `notifications/cancelled`, which arrives as a POST of its own that may
 //! reach another process (cancellation by closing the request's HTTP
 //! connection still works, and is how `2026-07-28` clients cancel).
 //! Progress notifications travel on the request's own SSE stream and keep
-//! working. Tools that keep state across calls (a database, files) must
+//! working; sampling and elicitation do not, before `2026-07-28` (see [A
+//! call's client](#a-calls-client)). Tools that keep state across calls (a database, files) must
 //! share it outside the processes, as behind any balancer; each process
 //! writes its own session log, with call ids that stay unique per process.
 //! The `Host` header is checked against loopback names by default; behind a
@@ -132,7 +201,14 @@
 //! # Logging
 //!
 //! stdout carries only protocol messages. rmcp reports through `tracing`;
-//! install a subscriber writing to stderr to see it. The session log is
+//! install a subscriber writing to stderr to see it. Each `tools/call` runs
+//! in a `tools/call` span with fields `tool`, `request_id` and, when the
+//! request's `_meta` carries them, `traceparent` and `tracestate` (W3C
+//! Trace Context, SEP-414). That records which trace the client's request
+//! belongs to; it does not make the span a child of that trace: with no
+//! OpenTelemetry layer, `tracing` spans have no trace ids to join, and
+//! this crate depends on no OpenTelemetry (a layer of your own can read
+//! the field and set the parent context). The session log is
 //! the registry's own ([`RegistryBuilder::log`](toolprism_core::RegistryBuilder::log)),
 //! which sees nested calls too, or one given to [`McpServer::with_log`] for
 //! a registry built without (the only thing this module ever prints, on
@@ -140,8 +216,11 @@
 
 mod call_result;
 mod cards;
+mod client;
+mod drive;
 mod handler;
 mod http;
+mod input;
 mod sent;
 mod stdio;
 
@@ -151,8 +230,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 pub use cards::Cards;
-pub use handler::{DEFAULT_MAX_MESSAGE_BYTES, McpServer};
+pub use handler::{DEFAULT_CLIENT_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 pub use http::{HttpResponse, HttpService, MCP_PATH};
+pub use input::MAX_WAITING;
 /// rmcp's configuration of a Streamable HTTP service (sessions or
 /// stateless, allowed hosts and origins, keep-alive): the one rmcp type
 /// this crate's API names, re-exported so that a user needs no rmcp

@@ -17,6 +17,10 @@
 //!   (specification, *ToolAnnotations*), toolprism's are `false`, so
 //!   leaving them out would tell a client the opposite of what the tool
 //!   declared.
+//! - **Icon.** A tool's [`icon`](crate::ToolInfo::icon) (`#[tool(icon =
+//!   "…")]`) goes as `icons: [{src, mimeType?}]` (specification
+//!   2025-11-25, *Icon*; SEP-973), with the media type a `data:` URI
+//!   names; older clients ignore the field.
 //! - **Kind.** The tool's [`ToolKind`](crate::ToolKind) goes under the
 //!   namespaced key `_meta["toolprism/kind"]` (specification, *General
 //!   fields → `_meta`*: keys carry a prefix; MCP has no tool kind).
@@ -45,7 +49,7 @@
 //!
 //! ```
 //! use toolprism::dialect::mcp;
-//! # let def = toolprism::ToolDefinition {
+//! # let def = toolprism::ToolDefinition { icon: None,
 //! #     name: "count".into(), title: None, description: "Count.".into(),
 //! #     input_schema: serde_json::json!({"type": "object"}),
 //! #     output_schema: serde_json::json!({"type": "integer", "format": "uint32", "minimum": 0}),
@@ -91,6 +95,9 @@ pub fn tool(def: &ToolDefinition, protocol_version: &str) -> Value {
     out.insert("name".into(), def.name.clone().into());
     if let Some(title) = &def.title {
         out.insert("title".into(), title.clone().into());
+    }
+    if let Some(icon) = &def.icon {
+        out.insert("icons".into(), json!([icon_entry(icon)]));
     }
     out.insert("description".into(), def.description.clone().into());
     out.insert("inputSchema".into(), input_schema(def));
@@ -175,6 +182,18 @@ fn date(v: &str) -> Option<u32> {
     ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some(y * 10_000 + m * 100 + d)
 }
 
+/// An `Icon` of MCP: the source, and the media type a `data:` URI names.
+fn icon_entry(src: &str) -> Value {
+    let mime = src
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split([';', ',']).next())
+        .filter(|mime| !mime.is_empty());
+    match mime {
+        Some(mime) => json!({"src": src, "mimeType": mime}),
+        None => json!({"src": src}),
+    }
+}
+
 fn cleaned(schema: &Value) -> Value {
     // A schema too deep to walk is sent as it is, minus `$schema`: MCP has
     // no refusal, and the registry's own validation still applies.
@@ -230,6 +249,7 @@ mod tests {
 
     fn def(output: Value) -> ToolDefinition {
         ToolDefinition {
+            icon: None,
             name: "t".into(),
             title: Some("T".into()),
             description: "d".into(),
@@ -259,6 +279,21 @@ mod tests {
         ] {
             assert!(!allows_any_root(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_icon_goes_with_the_media_type_a_data_uri_names() {
+        let mut d = def(json!({"type": "object"}));
+        d.icon = Some("data:image/svg+xml;base64,PHN2Zy8+".into());
+        assert_eq!(
+            tool(&d, "2025-11-25")["icons"],
+            json!([{"src": "data:image/svg+xml;base64,PHN2Zy8+", "mimeType": "image/svg+xml"}])
+        );
+        d.icon = Some("https://example.com/icon.png".into());
+        assert_eq!(
+            tool(&d, "2025-11-25")["icons"],
+            json!([{"src": "https://example.com/icon.png"}])
+        );
     }
 
     #[test]

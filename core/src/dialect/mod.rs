@@ -29,7 +29,7 @@
 //! #[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
 //! struct Args { path: String, #[serde(default)] limit: u32 }
 //!
-//! # let def = toolprism::ToolDefinition {
+//! # let def = toolprism::ToolDefinition { icon: None,
 //! #     name: "read".into(), title: None, description: "Read a file.".into(),
 //! #     input_schema: toolprism::schema::input_schema::<Args>(),
 //! #     output_schema: serde_json::json!({"type": "string"}),
@@ -355,6 +355,7 @@ mod tests {
     #[test]
     fn a_non_object_root_is_refused_by_every_dialect() {
         let def = ToolDefinition {
+            icon: None,
             name: "t".into(),
             title: None,
             description: "d".into(),

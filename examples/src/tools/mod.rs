@@ -6,6 +6,6 @@ pub mod policies;
 pub mod render_panic;
 pub mod third_party;
 
-pub use policies::{mask_phone_numbers_in_content, redact_phone_column};
+pub use policies::{ask_before_changes, mask_phone_numbers_in_content, redact_phone_column};
 pub use render_panic::FlakyRenderTool;
 pub use third_party::AcmeTicketTool;

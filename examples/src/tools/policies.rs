@@ -1,5 +1,7 @@
 //! Two post-execute policies for `sql_query`, side by side: one replaces
-//! the **value**, the other only the **content**.
+//! the **value**, the other only the **content**; and the pre-execute
+//! policy of `serve --approvals`, [`ask_before_changes`], which asks the
+//! user before `edit`, `write` and `bash` run.
 //!
 //! [`redact_phone_column`] replaces the value without its `phone` column, so
 //! content and meta, projected again from the new value, lose it too, and
@@ -10,8 +12,40 @@
 //! tel` gets past it; a real deployment would hide the column in the
 //! database itself (a view) as well.
 
-use toolprism::{ContentBlock, PostDecision, PostExecute};
+use toolprism::{ContentBlock, PostDecision, PostExecute, PreDecision, PreExecute};
 use toolprism_tools::sql_query::SqlQueryValue;
+
+/// Pre-execute policy of the showcase's `--approvals` (W9 in
+/// `docs/contract.md`): `edit` and `write` ask the user before they change
+/// a file, `bash` before it runs a command, with a question that names the
+/// path or the command (cut at 200 characters). Over MCP the question is
+/// an elicitation; a client that cannot be asked gets `NOT_APPROVED`, and
+/// the tool does not run. Every other tool runs unasked.
+///
+/// ```
+/// use toolprism::{PreDecision, PreExecute};
+/// use toolprism_examples::tools::ask_before_changes;
+/// let arguments = serde_json::json!({"path": "src/main.rs", "old_text": "a", "new_text": "b"});
+/// let call = PreExecute { tool: "edit", call_id: "c1", arguments: &arguments, nested: false };
+/// assert_eq!(ask_before_changes(&call), PreDecision::ask("Let the agent edit src/main.rs?"));
+/// let call = PreExecute { tool: "read", ..call };
+/// assert_eq!(ask_before_changes(&call), PreDecision::Allow);
+/// ```
+pub fn ask_before_changes(call: &PreExecute<'_>) -> PreDecision {
+    let field = |name: &str| {
+        let text = call.arguments[name].as_str().unwrap_or_default();
+        match text.char_indices().nth(200) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.to_owned(),
+        }
+    };
+    match call.tool {
+        "edit" => PreDecision::ask(format!("Let the agent edit {}?", field("path"))),
+        "write" => PreDecision::ask(format!("Let the agent write {}?", field("path"))),
+        "bash" => PreDecision::ask(format!("Let the agent run `{}`?", field("command"))),
+        _ => PreDecision::Allow,
+    }
+}
 
 /// Post-execute policy: removes every `phone` column from `sql_query`
 /// values by **replacing the value**. The runtime validates the new value

@@ -67,55 +67,65 @@ pub(crate) fn script(name: &str) -> PathBuf {
 /// that named only some test targets).
 pub(crate) fn server_exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| example_exe("mcp_test_server", "tests/support/server.rs"))
+        .clone()
+}
+
+/// The conformance suite's fixture server (`tests/support/conformance_server.rs`).
+pub(crate) fn conformance_server_exe() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let test_exe = std::env::current_exe().expect("the test's own path");
-        // <target>/<profile>/deps/<test> → <target>/<profile>/examples/
-        let deps = test_exe
-            .parent()
-            .expect("tests run from <target>/<profile>/deps");
-        let profile_dir = deps
-            .parent()
-            .expect("tests run from <target>/<profile>/deps");
-        let exe = profile_dir.join("examples").join("mcp_test_server");
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/server.rs");
-        let newest_input = std::fs::read_dir(deps)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| {
-                let name = e.file_name();
-                let name = name.to_string_lossy();
-                (name.starts_with("libtoolprism_mcp-") || name.starts_with("libtoolprism_core-"))
-                    && name.ends_with(".rlib")
-            })
-            .map(|e| e.path())
-            .chain([source])
-            .filter_map(|p| p.metadata().and_then(|m| m.modified()).ok())
-            .max();
-        let built = exe.metadata().and_then(|m| m.modified()).ok();
-        let fresh = matches!((built, newest_input), (Some(b), Some(i)) if b >= i);
-        if !fresh {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let mut build = Command::new(cargo);
-            build.args([
-                "build",
-                "-p",
-                "toolprism-mcp",
-                "--example",
-                "mcp_test_server",
-            ]);
-            if profile_dir.file_name().is_some_and(|n| n == "release") {
-                build.arg("--release");
-            }
-            if let Some(target) = profile_dir.parent() {
-                build.arg("--target-dir").arg(target);
-            }
-            let status = build.status().expect("run cargo to build the test server");
-            assert!(status.success(), "building mcp_test_server failed");
-        }
-        exe
+        example_exe(
+            "mcp_conformance_server",
+            "tests/support/conformance_server.rs",
+        )
     })
     .clone()
+}
+
+/// Example `name` of this crate (its source at `source`), built when
+/// missing or stale.
+fn example_exe(name: &str, source: &str) -> PathBuf {
+    let test_exe = std::env::current_exe().expect("the test's own path");
+    // <target>/<profile>/deps/<test> → <target>/<profile>/examples/
+    let deps = test_exe
+        .parent()
+        .expect("tests run from <target>/<profile>/deps");
+    let profile_dir = deps
+        .parent()
+        .expect("tests run from <target>/<profile>/deps");
+    let exe = profile_dir.join("examples").join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(source);
+    let newest_input = std::fs::read_dir(deps)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            (name.starts_with("libtoolprism_mcp-") || name.starts_with("libtoolprism_core-"))
+                && name.ends_with(".rlib")
+        })
+        .map(|e| e.path())
+        .chain([source])
+        .filter_map(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .max();
+    let built = exe.metadata().and_then(|m| m.modified()).ok();
+    let fresh = matches!((built, newest_input), (Some(b), Some(i)) if b >= i);
+    if !fresh {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let mut build = Command::new(cargo);
+        build.args(["build", "-p", "toolprism-mcp", "--example", name]);
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            build.arg("--release");
+        }
+        if let Some(target) = profile_dir.parent() {
+            build.arg("--target-dir").arg(target);
+        }
+        let status = build.status().expect("run cargo to build the test server");
+        assert!(status.success(), "building {name} failed");
+    }
+    exe
 }
 
 /// A test server process serving Streamable HTTP on a free loopback port;
@@ -128,9 +138,15 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    /// Starts the server with `extra` arguments after `--http 127.0.0.1:0`.
+    /// Starts the test server with `extra` arguments after `--http
+    /// 127.0.0.1:0`.
     pub(crate) fn start(extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(server_exe())
+        HttpServer::start_exe(&server_exe(), extra)
+    }
+
+    /// Starts `exe` with `extra` arguments after `--http 127.0.0.1:0`.
+    pub(crate) fn start_exe(exe: &Path, extra: &[&str]) -> HttpServer {
+        let mut child = Command::new(exe)
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
             .stdin(Stdio::null())

@@ -24,15 +24,26 @@
 //! | `picture` | `{width, height}` | an image content block |
 //! | `whoami` | `{pid}` | which process served a call |
 //! | `steps` | `{steps}` | progress reports (`step i of n`), 5 ms apart |
+//! | `ask_model` | `{model, text}` | sampling (`ToolContext::sample`); a client error is the tool's error, with its code |
+//! | `ask_model_blocking` | the same | sampling from a blocking tool, on another thread |
+//! | `ask_user` | `{action, content?}` | elicitation, form mode, with defaults and an enum |
+//! | `chatty` | `{logged}` | one log message at each of debug, info, warning and error |
+//! | `guarded` | `{ran}` | approval (`#[tool(approval = …)]`) |
+//! | `media` | `{blocks}` | content blocks of every kind: text, image, audio, embedded text and blob, resource link |
+//!
+//! `--client-timeout-ms N` is [`McpServer::with_client_timeout`];
+//! `--approval-timeout-ms N` the registry's approval timeout.
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolprism::card::ResultCard;
+use toolprism::client::{ClientError, ElicitRequest, ElicitResponse, LogLevel, SampleRequest};
 use toolprism::log::SessionLog;
 use toolprism::mcp::{Cards, McpServer, StreamableHttpServerConfig};
 use toolprism::{ContentBlock, Registry, ToolContext, ToolError, ToolResult, tool};
+use toolprism::{EmbeddedResource, ResourceLink};
 
 /// Arguments of `echo`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -302,12 +313,241 @@ impl StepsTool {
     }
 }
 
+/// Arguments of `ask_model` and `ask_model_blocking`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct PromptArgs {
+    /// What to ask the client's model.
+    prompt: String,
+}
+
+/// The value of `ask_model`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Answer {
+    model: String,
+    text: String,
+}
+
+/// A client's failure as the tool's error, with its code.
+fn client_failed(e: ClientError) -> ToolError {
+    ToolError::new(e.to_string()).with_code(e.code())
+}
+
+fn answer_of(response: toolprism::client::SampleResponse) -> Answer {
+    Answer {
+        model: response.model,
+        text: response.content.as_text().unwrap_or_default().to_owned(),
+    }
+}
+
+struct AskModelTool;
+
+/// Asks the client's model, through MCP sampling.
+#[tool(name = "ask_model", read_only)]
+impl AskModelTool {
+    async fn execute(&self, args: PromptArgs, cx: &ToolContext<'_>) -> Result<Answer, ToolError> {
+        let response = cx
+            .sample(SampleRequest::text(args.prompt, 100))
+            .await
+            .map_err(client_failed)?;
+        Ok(answer_of(response))
+    }
+
+    fn render(_args: &PromptArgs, value: &Answer) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "{} says: {}",
+            value.model, value.text
+        ))]
+    }
+}
+
+struct AskModelBlockingTool;
+
+/// Asks the client's model from a blocking tool (another thread).
+#[tool(name = "ask_model_blocking", read_only, blocking)]
+impl AskModelBlockingTool {
+    fn execute(&self, args: PromptArgs, cx: &ToolContext<'_>) -> Result<Answer, ToolError> {
+        let asked = cx.sample(SampleRequest::text(args.prompt, 100));
+        let response = tokio::runtime::Handle::current()
+            .block_on(asked)
+            .map_err(client_failed)?;
+        Ok(answer_of(response))
+    }
+
+    fn render(_args: &PromptArgs, value: &Answer) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "{} says: {}",
+            value.model, value.text
+        ))]
+    }
+}
+
+/// Arguments of `ask_user`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct QuestionArgs {
+    /// The form's message.
+    message: String,
+}
+
+/// The value of `ask_user`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Filled {
+    action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content: Option<serde_json::Value>,
+}
+
+struct AskUserTool;
+
+/// Asks the user to fill a form, through MCP elicitation.
+#[tool(name = "ask_user", read_only)]
+impl AskUserTool {
+    async fn execute(&self, args: QuestionArgs, cx: &ToolContext<'_>) -> Result<Filled, ToolError> {
+        let form = ElicitRequest {
+            message: args.message,
+            requested_schema: serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Your name", "default": "Ada"},
+                    "color": {"type": "string", "enum": ["red", "green", "blue"], "default": "green"},
+                    "sure": {"type": "boolean", "default": true}
+                },
+                "required": ["name"]
+            }),
+        };
+        let filled = match cx.elicit(form).await.map_err(client_failed)? {
+            ElicitResponse::Accept(content) => Filled {
+                action: "accept".into(),
+                content: Some(content),
+            },
+            ElicitResponse::Decline => Filled {
+                action: "decline".into(),
+                content: None,
+            },
+            ElicitResponse::Cancel => Filled {
+                action: "cancel".into(),
+                content: None,
+            },
+        };
+        Ok(filled)
+    }
+
+    fn render(_args: &QuestionArgs, value: &Filled) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "the user chose to {}",
+            value.action
+        ))]
+    }
+}
+
+/// The value of `chatty`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Logged {
+    logged: u32,
+}
+
+struct ChattyTool;
+
+/// Logs one message at each of debug, info, warning and error.
+#[tool(name = "chatty", read_only)]
+impl ChattyTool {
+    async fn execute(&self, _args: NoArgs, cx: &ToolContext<'_>) -> Result<Logged, ToolError> {
+        for level in [
+            LogLevel::Debug,
+            LogLevel::Info,
+            LogLevel::Warning,
+            LogLevel::Error,
+        ] {
+            cx.log(level, serde_json::json!({"said": level.to_string()}));
+        }
+        Ok(Logged { logged: 4 })
+    }
+
+    fn render(_args: &NoArgs, value: &Logged) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!(
+            "logged {} messages",
+            value.logged
+        ))]
+    }
+}
+
+/// The value of `guarded`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Ran {
+    ran: bool,
+}
+
+struct GuardedTool;
+
+/// Runs only when the user approves.
+#[tool(name = "guarded", approval = "Let the guarded tool run?")]
+impl GuardedTool {
+    async fn execute(&self, _args: NoArgs, _cx: &ToolContext<'_>) -> Result<Ran, ToolError> {
+        Ok(Ran { ran: true })
+    }
+
+    fn render(_args: &NoArgs, _value: &Ran) -> Vec<ContentBlock> {
+        vec![ContentBlock::text("it ran")]
+    }
+}
+
+/// The value of `media`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Blocks {
+    blocks: u32,
+}
+
+struct MediaTool;
+
+/// One content block of every kind.
+#[tool(name = "media", read_only)]
+impl MediaTool {
+    async fn execute(&self, _args: NoArgs, _cx: &ToolContext<'_>) -> Result<Blocks, ToolError> {
+        Ok(Blocks { blocks: 6 })
+    }
+
+    fn render(_args: &NoArgs, _value: &Blocks) -> Vec<ContentBlock> {
+        const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+        const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+        vec![
+            ContentBlock::text("every kind"),
+            ContentBlock::image("image/png", PIXEL),
+            ContentBlock::audio("audio/wav", WAV),
+            ContentBlock::embedded_text("test://notes", "text/markdown", "# Notes"),
+            ContentBlock::Resource {
+                resource: EmbeddedResource {
+                    uri: "test://pixel".into(),
+                    mime_type: Some("image/png".into()),
+                    text: None,
+                    blob: Some(PIXEL.into()),
+                },
+            },
+            ContentBlock::ResourceLink(ResourceLink {
+                uri: "test://report".into(),
+                name: "report".into(),
+                title: Some("The report".into()),
+                description: Some("A linked resource".into()),
+                mime_type: Some("text/plain".into()),
+                size: Some(42),
+            }),
+        ]
+    }
+}
+
 struct Options {
     http: Option<String>,
     stateless: bool,
     log: Option<String>,
     server_log: Option<String>,
     cards: Cards,
+    client_timeout: Option<Duration>,
+    approval_timeout: Option<Duration>,
+}
+
+fn millis(value: Option<String>, flag: &str) -> Result<Duration, String> {
+    value
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .ok_or_else(|| format!("{flag} needs a number of milliseconds"))
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -317,6 +557,8 @@ fn parse_args() -> Result<Options, String> {
         log: None,
         server_log: None,
         cards: Cards::default(),
+        client_timeout: None,
+        approval_timeout: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -335,6 +577,12 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--stateless" => options.stateless = true,
+            "--client-timeout-ms" => {
+                options.client_timeout = Some(millis(args.next(), "--client-timeout-ms")?);
+            }
+            "--approval-timeout-ms" => {
+                options.approval_timeout = Some(millis(args.next(), "--approval-timeout-ms")?);
+            }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -358,7 +606,16 @@ fn main() -> std::process::ExitCode {
         .tool(PictureTool)
         .tool(WhoamiTool)
         .tool(StepsTool)
-        .tool(TwiceTool);
+        .tool(TwiceTool)
+        .tool(AskModelTool)
+        .tool(AskModelBlockingTool)
+        .tool(AskUserTool)
+        .tool(ChattyTool)
+        .tool(GuardedTool)
+        .tool(MediaTool);
+    if let Some(timeout) = options.approval_timeout {
+        builder = builder.approval_timeout(timeout);
+    }
     if let Some(path) = &options.log {
         match SessionLog::create(path) {
             Ok(log) => builder = builder.log(log),
@@ -383,6 +640,9 @@ fn main() -> std::process::ExitCode {
     let mut server = McpServer::new(registry)
         .with_server_info("toolprism-test", "0.0.0")
         .with_cards(options.cards);
+    if let Some(timeout) = options.client_timeout {
+        server = server.with_client_timeout(timeout);
+    }
     if let Some(path) = &options.server_log {
         match SessionLog::create(path) {
             Ok(log) => server = server.with_log(log),
