@@ -93,8 +93,23 @@ fn check(report: &Value, version: &str, log: &Path, session_shape: impl Fn(&str)
     assert_eq!(
         names,
         [
-            "echo", "fail", "slow", "numbers", "word", "picture", "whoami", "steps", "twice"
-        ]
+            "echo",
+            "fail",
+            "slow",
+            "numbers",
+            "word",
+            "picture",
+            "whoami",
+            "steps",
+            "twice",
+            "ask_model",
+            "ask_model_blocking",
+            "ask_user",
+            "chatty",
+            "guarded",
+            "media"
+        ],
+        "tools/list keeps the registry's order"
     );
     for tool in tools {
         for hint in [
