@@ -122,7 +122,7 @@ fn stateless_processes_behind_a_balancer_share_the_calls() {
     for version in ["2025-11-25", "2026-07-28"] {
         let run = &report[version];
         assert_eq!(run["protocol_version"], version, "{run:#}");
-        assert_eq!(run["tools"], 9);
+        assert_eq!(run["tools"], 15);
         assert_eq!(run["calls"], 60, "{run:#}");
         assert_eq!(run["wrong"], Value::Array(vec![]), "{run:#}");
         // Both processes answered, about half each.

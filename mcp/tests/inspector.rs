@@ -60,7 +60,7 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
         String::from_utf8_lossy(&output.stderr)
     );
     let tools = list["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 9, "{list:#}");
+    assert_eq!(tools.len(), 15, "{list:#}");
     for tool in tools {
         assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
         assert_eq!(tool["annotations"]["destructiveHint"], false, "{tool:#}");

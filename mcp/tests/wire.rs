@@ -266,7 +266,7 @@ fn stdio_answers_every_malformed_line_and_keeps_serving() {
     server.send(&bom);
     let list = server.next();
     assert_eq!(list["id"], 17, "{list}");
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 15);
 }
 
 #[test]

@@ -393,7 +393,7 @@ struct QuestionArgs {
 struct Filled {
     action: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    content: Option<serde_json::Value>,
+    content: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 struct AskUserTool;
@@ -417,7 +417,7 @@ impl AskUserTool {
         let filled = match cx.elicit(form).await.map_err(client_failed)? {
             ElicitResponse::Accept(content) => Filled {
                 action: "accept".into(),
-                content: Some(content),
+                content: content.as_object().cloned(),
             },
             ElicitResponse::Decline => Filled {
                 action: "decline".into(),
