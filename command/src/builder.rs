@@ -360,7 +360,7 @@ fn globals(
     let flags = flags
         .iter()
         .map(|(long, _)| *long)
-        .filter(|long| matches!(matches.try_get_one::<bool>(long), Ok(Some(true))))
+        .filter(|long| flag_given(matches, long))
         .collect();
     Ok(Globals {
         root,
@@ -368,6 +368,16 @@ fn globals(
         mode,
         flags,
     })
+}
+
+/// Whether the global flag `id` was given on the command line, before or
+/// after the subcommand (clap keeps a global flag's default at the level
+/// where it was not written).
+fn flag_given(matches: &ArgMatches, id: &str) -> bool {
+    matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        || matches
+            .subcommand()
+            .is_some_and(|(_, sub)| flag_given(sub, id))
 }
 
 #[cfg(test)]
@@ -378,6 +388,15 @@ mod tests {
     fn the_command_is_consistent() {
         let cli = Cli::new(|_| Registry::builder().build()).flag("careful", "Ask first");
         cli.command("t").0.debug_assert();
+        for args in [&["t", "--careful", "list"][..], &["t", "list", "--careful"]] {
+            let matches = cli.command("t").0.get_matches_from(args);
+            assert!(
+                globals(&matches, &cli.flags).unwrap().flag("careful"),
+                "{args:?}"
+            );
+        }
+        let matches = cli.command("t").0.get_matches_from(["t", "list"]);
+        assert!(!globals(&matches, &cli.flags).unwrap().flag("careful"));
         let cli = Cli::with_registry(Registry::builder().build().unwrap());
         let (command, own) = cli.command("t");
         assert!(own.is_empty());

@@ -185,7 +185,7 @@ impl Session {
         self.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "edit",
-            "arguments": {"path": "notes.txt", "old_text": "first", "new_text": "1st"}}}),
+            "arguments": {"path": "notes.txt", "oldText": "first", "newText": "1st"}}}),
         );
         let mut asked = None;
         loop {

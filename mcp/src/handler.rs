@@ -349,9 +349,8 @@ impl McpServer {
             return self.resume(request, context).await;
         }
         let registry = &self.shared.registry;
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| !v.has_initialize());
+        let version = context.protocol_version();
+        let modern = version.as_ref().is_some_and(|v| !v.has_initialize());
         let call = ToolCall::new(
             self.call_id(&context),
             request.name.as_ref(),
@@ -405,7 +404,7 @@ impl McpServer {
                 }
             }
         };
-        self.complete(outcome, &request.name, &context)
+        self.complete(outcome, &request.name, &context, version.as_ref())
     }
 
     /// The first round of a `2026-07-28` call whose client can be asked:
@@ -511,7 +510,8 @@ impl McpServer {
             let asks = match step {
                 Step::Done(Some(outcome)) => {
                     stop.take().map(|guard| guard.disarm());
-                    return self.complete(outcome, &suspended.name, context);
+                    let version = context.protocol_version();
+                    return self.complete(outcome, &suspended.name, context, version.as_ref());
                 }
                 Step::Done(None) => {
                     return Err(ErrorData::internal_error("the call's task failed", None));
@@ -562,6 +562,7 @@ impl McpServer {
         outcome: ToolOutcome,
         name: &str,
         context: &RequestContext<RoleServer>,
+        version: Option<&ProtocolVersion>,
     ) -> Result<CallToolResponse, ErrorData> {
         let registry = &self.shared.registry;
         if let Some(warning) = outcome.warnings().first()
@@ -581,11 +582,10 @@ impl McpServer {
         let Some(definition) = definition else {
             return Err(unknown_tool(name, registry));
         };
-        let version = context.protocol_version();
         Ok(CallToolResponse::from(call_result::call_tool_result(
             definition,
             outcome,
-            dialect_version(version.as_ref()),
+            dialect_version(version),
             self.cards.wanted(context),
         )))
     }

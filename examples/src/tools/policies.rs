@@ -25,7 +25,7 @@ use toolprism_tools::sql_query::SqlQueryValue;
 /// ```
 /// use toolprism::{PreDecision, PreExecute};
 /// use toolprism_examples::tools::ask_before_changes;
-/// let arguments = serde_json::json!({"path": "src/main.rs", "old_text": "a", "new_text": "b"});
+/// let arguments = serde_json::json!({"path": "src/main.rs", "oldText": "a", "newText": "b"});
 /// let call = PreExecute { tool: "edit", call_id: "c1", arguments: &arguments, nested: false };
 /// assert_eq!(ask_before_changes(&call), PreDecision::ask("Let the agent edit src/main.rs?"));
 /// let call = PreExecute { tool: "read", ..call };
