@@ -40,6 +40,9 @@ pub(crate) struct Round<'a> {
 }
 
 /// How a round ended.
+// Made once per round and moved once: boxing the outcome would cost an
+// allocation per call instead.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Step {
     /// The call is over (`None`: its task failed, which the registry never
     /// makes happen).
