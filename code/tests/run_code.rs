@@ -171,7 +171,7 @@ fn p2_a_program_globs_greps_and_reads_in_one_call() {
     assert!(!out.is_error(), "{out:?}");
     let value = out.value().unwrap();
     assert_eq!(value["logs"], json!(["2 files, 2 TODOs"]), "{value}");
-    assert_eq!(value["result"]["lines"].as_u64().unwrap() > 0, true);
+    assert!(value["result"]["lines"].as_u64().unwrap() > 0);
     // One nested call per tool call, each with its own persisted result.
     let names: Vec<&str> = out.nested_calls().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["glob", "grep", "read"]);
