@@ -121,7 +121,9 @@ fn main() {
             // over 50 to lift it above the clock).
             let t = Instant::now();
             for _ in 0..50 {
-                let out = registry.call(ToolCall::new("s", "run_code", &*trivial)).await;
+                let out = registry
+                    .call(ToolCall::new("s", "run_code", &*trivial))
+                    .await;
                 assert!(!out.is_error(), "{out:?}");
             }
             start.push(t.elapsed().as_secs_f64() / 50.0);

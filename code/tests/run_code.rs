@@ -228,8 +228,8 @@ fn p4_values_never_reach_a_file_and_nested_cards_replay_as_they_were_drawn_live(
 #[test]
 fn p5_hostile_programs_each_end_with_their_own_code() {
     let mut limits = Limits::default();
-    limits.compute = Duration::from_millis(500);
-    limits.wall = Duration::from_secs(3);
+    limits.compute = Duration::from_secs(2);
+    limits.wall = Duration::from_secs(6);
     limits.max_calls = 1000;
     limits.memory_bytes = 64 << 20;
     let f = fixture(limits);

@@ -42,7 +42,7 @@ pub struct Progress {
 pub struct ToolContext<'a> {
     registry: &'a Registry,
     call_id: &'a str,
-    name: &'static str,
+    name: &'a str,
     nested: bool,
     /// The caller's token, when there is one.
     caller: Option<&'a CancellationToken>,
@@ -88,7 +88,7 @@ impl<'a> ToolContext<'a> {
     pub(crate) fn new(
         registry: &'a Registry,
         call_id: &'a str,
-        name: &'static str,
+        name: &'a str,
         nested: bool,
         caller: Option<&'a CancellationToken>,
         lent: Lent<'a>,

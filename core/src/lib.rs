@@ -45,8 +45,9 @@ pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
 pub use registry::{
-    CallOptions, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, Mode, PROGRAM_TOOL, Registry,
-    RegistryBuilder, RegistryError, ToolCall,
+    CallOptions, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, DynamicDefinition, DynamicFuture,
+    DynamicOutput, DynamicTool, Mode, PROGRAM_TOOL, Registry, RegistryBuilder, RegistryError,
+    ToolCall,
 };
 pub use result::{Approval, ApprovalDecision, NestedCall, ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;

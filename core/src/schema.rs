@@ -74,6 +74,29 @@ pub(crate) fn compile(
     input_schema: Value,
     output_schema: Value,
 ) -> Result<Compiled, String> {
+    compile_definition(
+        ToolDefinition {
+            name: info.name.to_owned(),
+            title: info.title.map(str::to_owned),
+            description: info.description.to_owned(),
+            input_schema,
+            output_schema,
+            kind: info.kind,
+            annotations: info.annotations,
+        },
+        args_type,
+    )
+}
+
+/// [`compile`] for a definition that is data (a dynamic tool's): its
+/// arguments type is named `args_type` in messages.
+pub(crate) fn compile_definition(
+    definition: ToolDefinition,
+    args_type: &str,
+) -> Result<Compiled, String> {
+    let info = &definition;
+    let input_schema = &definition.input_schema;
+    let output_schema = &definition.output_schema;
     let root_type = input_schema.get("type").and_then(Value::as_str);
     if root_type != Some("object") {
         return Err(format!(
@@ -83,30 +106,22 @@ pub(crate) fn compile(
             root_type.map_or_else(|| "untyped".to_owned(), |t| format!("`{t}`"))
         ));
     }
-    let input = jsonschema::validator_for(&input_schema).map_err(|e| {
+    let input = jsonschema::validator_for(input_schema).map_err(|e| {
         format!(
             "tool \"{}\": its input schema does not compile: {e}",
             info.name
         )
     })?;
-    let output = jsonschema::validator_for(&output_schema).map_err(|e| {
+    let output = jsonschema::validator_for(output_schema).map_err(|e| {
         format!(
             "tool \"{}\": its output schema does not compile: {e}",
             info.name
         )
     })?;
-    let output_names = declared_names(&output_schema);
+    let output_names = declared_names(output_schema);
     Ok(Compiled {
         output_names,
-        definition: ToolDefinition {
-            name: info.name.to_owned(),
-            title: info.title.map(str::to_owned),
-            description: info.description.to_owned(),
-            input_schema,
-            output_schema,
-            kind: info.kind,
-            annotations: info.annotations,
-        },
+        definition,
         input,
         output,
     })
