@@ -114,3 +114,65 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("serving 9 tools"), "{stderr}");
 }
+
+/// Code Mode over MCP (P2, P6 in docs/contract.md): the Python `mcp` client
+/// against `serve --mode both` lists `run_code` with the SDK as its
+/// description, runs a program over the built-in tools and gets its value
+/// as `structuredContent`; a hot loop is an error result with its own code;
+/// the session log holds the program's nested calls and none of their
+/// values.
+#[test]
+fn serve_mode_both_runs_programs_for_the_python_client() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let log = root.path().join("session.jsonl");
+    let python = toolprism_testkit::python_env("mcp-client", toolprism_testkit::MCP_CLIENT);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/code_mode.py");
+    let output = python
+        .command([
+            script,
+            env!("CARGO_BIN_EXE_toolprism-examples"),
+            "serve",
+            "--mode",
+            "both",
+            "--root",
+        ])
+        .arg(root.path())
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tools = report["tools"].as_array().unwrap();
+    assert!(
+        tools.contains(&json!("run_code")) && tools.contains(&json!("read")),
+        "{report}"
+    );
+    let sdk = report["sdk"].as_str().unwrap();
+    assert!(sdk.contains("interface ToolOutputMap"), "{sdk}");
+    assert!(
+        sdk.contains("`code`") && sdk.contains("`description`"),
+        "{sdk}"
+    );
+    assert_eq!(report["isError"], false, "{report}");
+    assert_eq!(
+        report["structured"],
+        json!({"logs": ["read a.txt"], "result": {"files": 1, "lines": 3}}),
+        "{report}"
+    );
+    assert_eq!(report["spin"]["isError"], true, "{report}");
+    assert_eq!(report["spin"]["code"], "COMPUTE_LIMIT", "{report}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("\"tool/nested-call\""), "{text}");
+    assert!(text.contains("\"parentCallId\""), "{text}");
+    assert!(
+        !text.contains("\"totalLines\""),
+        "a value reached the log: {text}"
+    );
+}
