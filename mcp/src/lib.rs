@@ -56,12 +56,11 @@
 //! clients most people run (Claude Code, Claude Desktop, Cursor, the MCP
 //! Inspector) show `content` and never read them, yet every client parses
 //! a response's whole `_meta`; rmcp's Rust client parses it once for each
-//! untagged result type it tries before `CallToolResult`, some 40 µs a
-//! response for a small call's two cards. Measured side by side
-//! (`cargo bench -p toolprism-benches --bench mcp_stdio`, one `echo` call
-//! at a time over stdio, rmcp's client, the sides in alternating rounds):
-//! a plain rmcp server 142.5 µs a round trip; toolprism without the cards
-//! 155.6 µs (1.09 times rmcp's), with them 200.5 µs (1.41). So by default
+//! untagged result type it tries before `CallToolResult`, so two cards
+//! make a small call's stdio round trip markedly slower than without them
+//! (`cargo bench -p toolprism-benches --bench mcp_stdio` measures both
+//! against a plain rmcp server; the figures are in the repository's
+//! `benches/RESULTS.md`). So by default
 //! ([`Cards::OnRequest`]) the cards go only to clients that ask, for their
 //! session through the experimental capability or for one call through
 //! `_meta` (the table above; details on [`Cards`]);
