@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::caller::Caller;
 use crate::definition::ToolDefinition;
 use crate::error::{ErrorInfo, ToolError};
 use crate::log::SessionLog;
@@ -54,6 +55,8 @@ pub struct ToolContext<'a> {
     nested_ids: OnceLock<Arc<AtomicU64>>,
     /// What a program's calls left, for the outcome ([`ProgramCalls`]).
     program: OnceLock<Arc<Records>>,
+    /// Who makes the call ([`CallOptions::with_caller`]).
+    identity: Option<&'a Caller>,
 }
 
 /// The persisted projections of a program's calls, in the order they
@@ -92,7 +95,14 @@ impl<'a> ToolContext<'a> {
             log,
             nested_ids: OnceLock::new(),
             program: OnceLock::new(),
+            identity: None,
         }
+    }
+
+    /// The context of a call made on behalf of `caller`.
+    pub(crate) fn with_caller(mut self, caller: Option<&'a Caller>) -> Self {
+        self.identity = caller;
+        self
     }
 
     /// What the calls of this call's program left (taken once, when the
@@ -110,6 +120,7 @@ impl<'a> ToolContext<'a> {
     /// this call's log.
     fn nested_options(&self) -> CallOptions {
         let options = CallOptions::new().with_cancel(self.cancellation().child_token());
+        let options = with_caller(options, self.identity);
         match self.log {
             Some(log) => options.with_log(log.clone()),
             None => options,
@@ -129,6 +140,15 @@ impl<'a> ToolContext<'a> {
     /// Whether this call was made by a program rather than the model.
     pub fn is_nested(&self) -> bool {
         self.nested
+    }
+
+    /// Who makes the call, when the transport verified it (W3 in
+    /// `docs/contract.md`; see [`CallOptions::with_caller`]): the MCP
+    /// server's authenticated client, for instance. A nested call has its
+    /// parent's. `None` for a call made without one. An example is on
+    /// [`Caller`].
+    pub fn caller(&self) -> Option<&Caller> {
+        self.identity
     }
 
     /// Whether the call was cancelled (or timed out).
@@ -250,7 +270,16 @@ impl<'a> ToolContext<'a> {
             ids: Arc::clone(self.nested_ids.get_or_init(Default::default)),
             cancel: self.cancellation().clone(),
             log: self.log.cloned(),
+            caller: self.identity.cloned(),
         }
+    }
+}
+
+/// `options` on behalf of `caller`, when there is one.
+fn with_caller(options: CallOptions, caller: Option<&Caller>) -> CallOptions {
+    match caller {
+        Some(caller) => options.with_caller(caller.clone()),
+        None => options,
     }
 }
 
@@ -326,7 +355,10 @@ impl ProgramCalls {
         arguments: Value,
         cancel: CancellationToken,
     ) -> Result<Value, ErrorInfo> {
-        let mut options = CallOptions::new().with_cancel(cancel);
+        let mut options = with_caller(
+            CallOptions::new().with_cancel(cancel),
+            self.calls.caller.as_ref(),
+        );
         if let Some(log) = &self.calls.log {
             options = options.with_log(log.clone());
         }
@@ -396,6 +428,7 @@ pub struct NestedCalls {
     ids: Arc<AtomicU64>,
     cancel: CancellationToken,
     log: Option<SessionLog>,
+    caller: Option<Caller>,
 }
 
 impl fmt::Debug for NestedCalls {
@@ -415,6 +448,7 @@ impl NestedCalls {
 
     fn options(&self) -> CallOptions {
         let options = CallOptions::new().with_cancel(self.cancel.child_token());
+        let options = with_caller(options, self.caller.as_ref());
         match &self.log {
             Some(log) => options.with_log(log.clone()),
             None => options,

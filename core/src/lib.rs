@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+mod caller;
 pub mod card;
 mod content;
 mod context;
@@ -34,6 +35,7 @@ pub mod testing;
 mod text;
 mod tool;
 
+pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, content_text};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::caller::Caller;
 use crate::context::Progress;
 use crate::dialect::Dialect;
 use crate::log::SessionLog;
@@ -64,6 +65,7 @@ pub struct CallOptions {
     pub(crate) progress: Option<ProgressSink>,
     pub(crate) dialect: Option<Dialect>,
     pub(crate) log: Option<SessionLog>,
+    pub(crate) caller: Option<Caller>,
 }
 
 impl CallOptions {
@@ -127,6 +129,27 @@ impl CallOptions {
         self
     }
 
+    /// Makes the call on behalf of `caller`, an identity the transport
+    /// verified (W3 in `docs/contract.md`): pre-execute policies see it
+    /// ([`PreExecute::caller`](crate::PreExecute::caller)), the tool too
+    /// ([`ToolContext::caller`](crate::ToolContext::caller)), and the
+    /// call's nested calls carry it. The registry does not check it.
+    ///
+    /// ```
+    /// use toolprism::{Caller, CallOptions};
+    /// let options = CallOptions::new().with_caller(Caller::new("alice"));
+    /// assert_eq!(options.caller().unwrap().subject(), "alice");
+    /// ```
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// The caller of [`with_caller`](Self::with_caller), when set.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
+    }
+
     /// The session log of [`with_log`](Self::with_log), when set.
     pub fn log(&self) -> Option<&SessionLog> {
         self.log.as_ref()
@@ -156,6 +179,7 @@ impl fmt::Debug for CallOptions {
             .field("progress", &self.progress.is_some())
             .field("dialect", &self.dialect)
             .field("log", &self.log.as_ref().map(SessionLog::path))
+            .field("caller", &self.caller)
             .finish()
     }
 }
@@ -167,4 +191,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     progress: None,
     dialect: None,
     log: None,
+    caller: None,
 };

@@ -361,6 +361,7 @@ impl<T: Tool> Run<'_, T> {
             call_id: &self.id,
             arguments,
             nested: self.nested(),
+            caller: self.options.caller.as_ref(),
         };
         for policy in &self.settings.pre {
             match guard(|| policy.check(&view)) {
@@ -414,7 +415,8 @@ impl<T: Tool> Run<'_, T> {
                 caller,
                 self.options.progress.as_ref(),
                 self.options.log.as_ref(),
-            );
+            )
+            .with_caller(self.options.caller.as_ref());
             // Dropped under a guard: after a timeout or cancellation, or when
             // the call's future is dropped, it may still hold the tool's
             // state, whose `Drop` is user code.
@@ -472,6 +474,7 @@ impl<T: Tool> Run<'_, T> {
             let token = token.clone();
             let progress = self.options.progress.clone();
             let log = self.options.log.clone();
+            let caller = self.options.caller.clone();
             move || {
                 let cx = ToolContext::new(
                     &registry,
@@ -481,7 +484,8 @@ impl<T: Tool> Run<'_, T> {
                     Some(&token),
                     progress.as_ref(),
                     log.as_ref(),
-                );
+                )
+                .with_caller(caller.as_ref());
                 guard(|| tool.execute_blocking(args, &cx))
             }
         };
