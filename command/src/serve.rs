@@ -140,8 +140,13 @@ pub(crate) fn run(
             && !authenticated
             && !args.insecure_no_auth
         {
+            let resolved = if open.to_string() == *addr {
+                String::new()
+            } else {
+                format!(" ({open})")
+            };
             return Err(Failure::Usage(format!(
-                "--http {addr}: {open} can be reached from other machines, and nothing would stop them running the tools: \
+                "--http {addr}{resolved} can be reached from other machines, and nothing would stop them running the tools: \
                  pass --token-env NAME or --token-file PATH to require a bearer token, \
                  listen on 127.0.0.1, or pass --insecure-no-auth to serve anyone who reaches it"
             )));
