@@ -92,6 +92,13 @@ impl<A: Authenticator> Verify for A {
 
 /// Why a token is refused, for the client: the `error` and
 /// `error_description` of the `WWW-Authenticate` challenge (RFC 6750 §3).
+/// An [`Authenticator`] returns it.
+///
+/// ```
+/// use toolprism::mcp::Refusal;
+/// assert_eq!(Refusal::invalid_token("the token expired").status(), 401);
+/// assert_eq!(Refusal::insufficient_scope("tools:write", "writing needs tools:write").status(), 403);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     status: StatusCode,
@@ -144,7 +151,12 @@ impl Refusal {
 
 /// A problem with an authentication setting, found when the server is set
 /// up: a token that is empty, too short or unreadable, a resource URL that
-/// is not one.
+/// is not one. Its message is one line, and never holds the token.
+///
+/// ```
+/// let e = toolprism::mcp::StaticToken::new("short").unwrap_err();
+/// assert_eq!(e.to_string(), "the token is 5 bytes long, under the 32 required (make one with `openssl rand -hex 32`)");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthError(String);
 
@@ -736,6 +748,49 @@ mod tests {
         assert!(split_url("https:///mcp").is_none());
         assert!(split_url("https://h/mcp?x").is_none());
         assert!(split_url("ftp://h/mcp").is_none());
+    }
+
+    #[test]
+    fn challenges_name_the_metadata_the_error_and_the_scope() {
+        let auth = BearerAuth::new(StaticToken::new("a".repeat(32)).unwrap())
+            .with_resource("https://tools.example.com/mcp")
+            .unwrap()
+            .with_scopes_supported(["tools:read", "tools:write"]);
+        let request = parts("/mcp", &[("host", "ignored.example.com")]);
+        let challenge = |refusal: Option<&Refusal>| {
+            let response = auth.challenge(&request, refusal);
+            let header = response.headers()[WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap()
+                .to_owned();
+            (response.status().as_u16(), header)
+        };
+        assert_eq!(
+            challenge(None),
+            (
+                401,
+                "Bearer resource_metadata=\"https://tools.example.com/.well-known/oauth-protected-resource/mcp\", \
+                 scope=\"tools:read tools:write\"".to_owned()
+            )
+        );
+        let (status, header) = challenge(Some(&Refusal::insufficient_scope(
+            "tools:write",
+            "writing needs \"tools:write\"",
+        )));
+        assert_eq!(status, 403);
+        assert!(
+            header.ends_with(
+                ", scope=\"tools:write\", error=\"insufficient_scope\", error_description=\"writing needs ?tools:write?\""
+            ),
+            "{header}"
+        );
+        let doc = auth.metadata(&request);
+        assert_eq!(doc["resource"], "https://tools.example.com/mcp");
+        assert_eq!(
+            doc["scopes_supported"],
+            json!(["tools:read", "tools:write"])
+        );
+        assert!(doc.get("authorization_servers").is_none());
     }
 
     #[test]

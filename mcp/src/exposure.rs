@@ -37,13 +37,23 @@ impl McpServer {
     /// to the registry with each call. A server with an authenticator may
     /// listen on any address. stdio is not affected: its client is the
     /// process that started the server.
+    ///
+    /// ```
+    /// use toolprism::mcp::{McpServer, StaticToken};
+    ///
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// let token = StaticToken::new("9b1f0c6e2d4a8b3c7e5f1a0d9c8b7a6e").unwrap();
+    /// let server = McpServer::new(registry).with_auth(token);
+    /// assert!(server.authenticates());
+    /// assert!(server.check_address("0.0.0.0:8765".parse().unwrap()).is_ok());
+    /// ```
     pub fn with_auth(mut self, auth: impl Into<BearerAuth>) -> Self {
         self.http.auth = Some(Arc::new(auth.into()));
         self
     }
 
     /// Whether HTTP requests must carry a verified credential
-    /// ([`with_auth`](Self::with_auth)).
+    /// ([`with_auth`](Self::with_auth)); an example is there.
     pub fn authenticates(&self) -> bool {
         self.http.auth.is_some()
     }
@@ -55,6 +65,18 @@ impl McpServer {
     /// or for a proxy in front that authenticates. Each start on such an
     /// address prints a warning on stderr naming the tools that are not
     /// read-only.
+    ///
+    /// ```no_run
+    /// # async fn run(registry: toolprism::Registry) -> std::io::Result<()> {
+    /// use toolprism::mcp::{McpServer, StreamableHttpServerConfig};
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8765").await?;
+    /// // Behind a proxy that checks who connects; prints the warning, then serves.
+    /// McpServer::new(registry)
+    ///     .allow_unauthenticated_network()
+    ///     .serve_http(listener, StreamableHttpServerConfig::default())
+    ///     .await
+    /// # }
+    /// ```
     pub fn allow_unauthenticated_network(mut self) -> Self {
         self.http.allow_unauthenticated_network = true;
         self

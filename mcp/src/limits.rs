@@ -94,6 +94,22 @@ impl McpServer {
     /// `"max_requests"`). With the [body limit](McpServer::with_max_message_bytes),
     /// this bounds what requests can make the server hold: `n` times that
     /// many bytes, at most. Default [`DEFAULT_MAX_REQUESTS`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolprism::mcp::McpServer;
+    ///
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// // A small server: 32 requests at once of at most 1 MiB each (32 MiB
+    /// // of bodies at most), 8 sessions of 4 calls each, idle for 1 minute.
+    /// let server = McpServer::new(registry)
+    ///     .with_max_message_bytes(1024 * 1024)
+    ///     .with_max_requests(32)
+    ///     .with_max_sessions(8)
+    ///     .with_max_calls_per_session(4)
+    ///     .with_session_idle_timeout(Duration::from_secs(60));
+    /// # let _ = server;
+    /// ```
     pub fn with_max_requests(mut self, n: usize) -> Self {
         self.http.max_requests = n.max(1);
         self
@@ -104,7 +120,8 @@ impl McpServer {
     /// `initialize` past it is answered with `503` and a JSON-RPC error
     /// carrying its id ([`REFUSED`], reason `"max_sessions"`); the client
     /// may retry once a session has ended or [expired](Self::with_session_idle_timeout).
-    /// Default [`DEFAULT_MAX_SESSIONS`].
+    /// Default [`DEFAULT_MAX_SESSIONS`]. An example is on
+    /// [`with_max_requests`](Self::with_max_requests).
     pub fn with_max_sessions(mut self, n: usize) -> Self {
         self.http.max_sessions = n.max(1);
         self
@@ -116,7 +133,8 @@ impl McpServer {
     /// never reaches the registry, so the session log does not hold it.
     /// Stateless requests (every `2026-07-28` request, and all of them in
     /// stateless mode) belong to no session: [`with_max_requests`](Self::with_max_requests)
-    /// bounds them. Default [`DEFAULT_MAX_CALLS_PER_SESSION`].
+    /// bounds them. Default [`DEFAULT_MAX_CALLS_PER_SESSION`]. An example
+    /// is on [`with_max_requests`](Self::with_max_requests).
     pub fn with_max_calls_per_session(mut self, n: usize) -> Self {
         self.http.max_calls_per_session = n.max(1);
         self
@@ -127,7 +145,8 @@ impl McpServer {
     /// is closed: its memory is freed, and its id then gets `404`, which
     /// tells a client to start a new session. An open `GET` stream alone
     /// does not keep a session. Checked about four times per timeout (at
-    /// most once a second). Default [`DEFAULT_SESSION_IDLE_TIMEOUT`].
+    /// most once a second). Default [`DEFAULT_SESSION_IDLE_TIMEOUT`]. An
+    /// example is on [`with_max_requests`](Self::with_max_requests).
     pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.http.session_idle_timeout = timeout.max(Duration::from_millis(1));
         self
