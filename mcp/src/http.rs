@@ -137,7 +137,7 @@ where
                     ));
                 }
             };
-            let admission = match gate.admit(&parts, &bytes, caller.as_ref()).await {
+            let mut admission = match gate.admit(&parts, &bytes, caller.as_ref()).await {
                 Ok(admission) => admission,
                 Err(refused) => return Ok(*refused),
             };
@@ -145,13 +145,14 @@ where
                 // For the handler: the call is made on the caller's behalf.
                 parts.extensions.insert(caller);
             }
+            let hold = admission.hold(slot, &mut parts.extensions);
             let body = keep_arguments(&mut parts.extensions, bytes);
             let response = tower_service::Service::call(
                 &mut rmcp,
                 Request::from_parts(parts, Full::new(body)),
             )
             .await?;
-            Ok(admission.finish(&gate, response, slot))
+            Ok(admission.finish(&gate, response, hold))
         })
     }
 }

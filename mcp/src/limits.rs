@@ -89,7 +89,8 @@ impl McpServer {
     /// At most `n` HTTP requests are read or answered at once (at least
     /// 1), across all clients: a request's slot is held from its first byte
     /// until its response ends, so a running call, and an open SSE stream
-    /// (`GET`), hold one. One more is answered at once with `503`,
+    /// (`GET`), hold one; a call holds its slot until it ends, even when
+    /// its client has left (rmcp lets a legacy session's call run). One more is answered at once with `503`,
     /// `Retry-After: 1` and a JSON-RPC error ([`REFUSED`], reason
     /// `"max_requests"`). With the [body limit](McpServer::with_max_message_bytes),
     /// this bounds what requests can make the server hold: `n` times that
@@ -128,8 +129,8 @@ impl McpServer {
     }
 
     /// At most `n` `tools/call` requests of one session run at once (at
-    /// least 1). One more is answered with `429` and a JSON-RPC error
-    /// carrying its id ([`REFUSED`], reason `"max_calls_per_session"`); it
+    /// least 1): a call counts until it ends, even when its client has left.
+    /// One more is answered with `429` and a JSON-RPC error carrying its id ([`REFUSED`], reason `"max_calls_per_session"`); it
     /// never reaches the registry, so the session log does not hold it.
     /// Stateless requests (every `2026-07-28` request, and all of them in
     /// stateless mode) belong to no session: [`with_max_requests`](Self::with_max_requests)
@@ -285,10 +286,14 @@ impl Gate {
         caller: Option<&Caller>,
     ) -> Result<Admission, Refused> {
         let mut admission = Admission::default();
+        let message = std::str::from_utf8(body).map(envelope).unwrap_or_default();
+        let call = parts.method == Method::POST
+            && message.method.as_deref() == Some("tools/call")
+            && message.id.is_some();
+        admission.call = call;
         if !self.sessions_kept {
             return Ok(admission);
         }
-        let message = std::str::from_utf8(body).map(envelope).unwrap_or_default();
         let subject: Option<Arc<str>> = caller.map(|c| Arc::from(c.subject()));
         let session = parts
             .headers
@@ -324,9 +329,6 @@ impl Gate {
             return Err(Box::new(response));
         }
         entry.last = Instant::now();
-        let call = parts.method == Method::POST
-            && message.method.as_deref() == Some("tools/call")
-            && message.id.is_some();
         if call && entry.calls >= self.settings.max_calls_per_session {
             return Err(Box::new(refusal(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -430,7 +432,7 @@ impl Drop for Pending {
 }
 
 /// A request of a session being answered: the session is not idle, and
-/// (for a call) one of its call slots is taken, until the response ends.
+/// (for a call) one of its call slots is taken, until the [`Hold`] ends.
 struct SessionGuard {
     gate: Arc<Gate>,
     id: Arc<str>,
@@ -452,6 +454,8 @@ impl Drop for SessionGuard {
 /// What admitting a request left to do once rmcp has answered it.
 #[derive(Default)]
 pub(crate) struct Admission {
+    /// Whether the request is a `tools/call`.
+    call: bool,
     guard: Option<SessionGuard>,
     pending: Option<Pending>,
     /// For an `initialize`: the subject opening the session.
@@ -460,15 +464,50 @@ pub(crate) struct Admission {
     deleting: Option<Arc<str>>,
 }
 
+/// What a request holds while it is answered: its slot among the
+/// [requests at once](McpServer::with_max_requests), and its session's
+/// guard. Shared by the response body and, for a `tools/call`, the
+/// request's extensions, which the handler holds until the call is over:
+/// a client that leaves does not end a legacy session's call (rmcp lets it
+/// run), so the call keeps what it holds until it ends.
+pub(crate) struct Hold {
+    _slot: OwnedSemaphorePermit,
+    _session: Option<SessionGuard>,
+}
+
+/// A [`Hold`] in a request's extensions.
+#[derive(Clone)]
+struct Holding {
+    _hold: Arc<Hold>,
+}
+
 impl Admission {
-    /// rmcp's `response`, with the request's slot and session guard held
-    /// until its body ends; a new session registered, a deleted one
-    /// forgotten.
+    /// The request's [`Hold`], with `slot`; for a `tools/call`, put in
+    /// `extensions` too.
+    pub(crate) fn hold(
+        &mut self,
+        slot: OwnedSemaphorePermit,
+        extensions: &mut http::Extensions,
+    ) -> Arc<Hold> {
+        let hold = Arc::new(Hold {
+            _slot: slot,
+            _session: self.guard.take(),
+        });
+        if self.call {
+            extensions.insert(Holding {
+                _hold: Arc::clone(&hold),
+            });
+        }
+        hold
+    }
+
+    /// rmcp's `response`, holding `hold` until its body ends; a new
+    /// session registered, a deleted one forgotten.
     pub(crate) fn finish(
         mut self,
         gate: &Gate,
         response: HttpResponse,
-        slot: OwnedSemaphorePermit,
+        hold: Arc<Hold>,
     ) -> HttpResponse {
         if let Some(owner) = self.opened_by.take()
             && let Some(id) = response
@@ -483,24 +522,18 @@ impl Admission {
             && response.status().is_success()
         {
             gate.table().remove(&id);
-            self.guard = None;
         }
         let (parts, body) = response.into_parts();
-        let body = Held {
-            body,
-            _slot: slot,
-            _session: self.guard,
-        };
+        let body = Held { body, _hold: hold };
         Response::from_parts(parts, BoxBody::new(body))
     }
 }
 
-/// A response body that holds the request's slot and session guard until
-/// it ends or is dropped (the client left).
+/// A response body that holds the request's [`Hold`] until it ends or is
+/// dropped (the client left).
 struct Held {
     body: BoxBody<Bytes, Infallible>,
-    _slot: OwnedSemaphorePermit,
-    _session: Option<SessionGuard>,
+    _hold: Arc<Hold>,
 }
 
 impl Body for Held {

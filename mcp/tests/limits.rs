@@ -237,6 +237,46 @@ fn w3_a_thousand_calls_past_a_sessions_cap_each_get_one_answer() {
 }
 
 #[test]
+fn w3_a_call_whose_client_left_still_counts_until_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    let server = HttpServer::start(&[
+        "--max-calls-per-session",
+        "2",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    let session = Session::open(server.addr(), &[]);
+    // Two long calls whose client hangs up once they are sent: rmcp lets
+    // them run.
+    for id in [1, 2] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "slow", "arguments": {"ms": 2000}}});
+        support::raw::send_and_leave(&session, &call);
+    }
+    let events = log_events(&log, Duration::from_secs(5), |events| {
+        events.iter().filter(|e| e["type"] == "tool/call").count() == 2
+    });
+    assert_eq!(events.len(), 2, "{events:?}");
+    let reply = session
+        .call(&[], 3, "echo", json!({"text": "third"}))
+        .unwrap();
+    assert_refused(&reply, 429, "max_calls_per_session", json!(3));
+    // Once they have ended, the session has room again.
+    let events = log_events(&log, Duration::from_secs(10), |events| {
+        events.iter().filter(|e| e["type"] == "tool/result").count() == 2
+    });
+    assert!(events.iter().all(|e| e["isError"] != true), "{events:?}");
+    let reply = session
+        .call(&[], 4, "echo", json!({"text": "fourth"}))
+        .unwrap();
+    assert_eq!(
+        reply.answer(4).unwrap()["result"]["structuredContent"]["text"],
+        "fourth"
+    );
+}
+
+#[test]
 fn w3_the_python_client_reads_the_refusal_of_a_call_past_the_cap() {
     let server = HttpServer::start(&["--max-calls-per-session", "4"]);
     let report = run_python("limits.py", &["--url", &server.url, "--calls", "30"]);

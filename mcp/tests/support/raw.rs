@@ -140,6 +140,32 @@ pub(crate) fn post(addr: &str, extra: &[(&str, &str)], message: &Value) -> std::
     )
 }
 
+/// Sends `message` in `session` and hangs up once it is read, without
+/// waiting for the answer.
+pub(crate) fn send_and_leave(session: &Session, message: &Value) {
+    let body = message.to_string();
+    let mut stream = TcpStream::connect(&session.addr).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Session-Id: {}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n",
+        session.addr,
+        session.id,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    // The answer's head: the request was read and handed to the session.
+    let mut first = [0u8; 12];
+    stream.read_exact(&mut first).unwrap();
+    assert_eq!(
+        &first,
+        b"HTTP/1.1 200",
+        "{:?}",
+        String::from_utf8_lossy(&first)
+    );
+}
+
 /// `Authorization: Bearer <token>`.
 pub(crate) fn bearer(token: &str) -> String {
     format!("Bearer {token}")
