@@ -192,24 +192,31 @@ fn touch_with_bash(port: u16, auth: &[&str]) -> String {
 #[test]
 fn w3_serve_refuses_an_address_other_machines_reach_without_a_token() {
     let root = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
-        .args(["serve", "--root"])
-        .arg(root.path())
-        .args(["--http", "0.0.0.0:0"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    for hint in [
-        "--token-env",
-        "--token-file",
-        "--insecure-no-auth",
-        "127.0.0.1",
-    ] {
-        assert!(stderr.contains(hint), "{stderr}");
+    // `0` is a name the resolver reads as 0.0.0.0: resolved, then refused.
+    for (addr, named) in [("0.0.0.0:0", "0.0.0.0:0"), ("0:0", "0:0 (0.0.0.0:0)")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
+            .args(["serve", "--root"])
+            .arg(root.path())
+            .args(["--http", addr])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: --http {named} can be reached")),
+            "{stderr}"
+        );
+        for hint in [
+            "--token-env",
+            "--token-file",
+            "--insecure-no-auth",
+            "127.0.0.1",
+        ] {
+            assert!(stderr.contains(hint), "{stderr}");
+        }
+        assert!(!stderr.contains("serving"), "{stderr}");
     }
-    assert!(!stderr.contains("serving"), "{stderr}");
 
     // A token too short, or missing, is refused at start too.
     for (env, args, says) in [

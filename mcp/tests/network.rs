@@ -425,16 +425,15 @@ fn w3_host_names_are_resolved_before_deciding() {
                 .is_err(),
             "localhost was refused"
         );
-        // This machine's own name, when it resolves to an address other
-        // machines reach: refused.
-        let name = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-        let name = name.trim();
-        let resolved: Vec<_> = tokio::net::lookup_host((name, 0))
-            .await
-            .into_iter()
-            .flatten()
-            .collect();
-        if !name.is_empty() && resolved.iter().any(|a| !toolprism::mcp::is_loopback(a)) {
+        // Names the resolver reads as numbers (inet_aton's forms, no DNS):
+        // what decides is the address they resolve to, not how they look.
+        for (name, address) in [("0", "0.0.0.0"), ("3232235777", "192.168.1.1")] {
+            let resolved: Vec<_> = tokio::net::lookup_host((name, 0)).await.unwrap().collect();
+            assert_eq!(
+                resolved,
+                [format!("{address}:0").parse().unwrap()],
+                "{name}"
+            );
             let e = toolprism::mcp::serve_http(registry(), (name, 0))
                 .await
                 .unwrap_err();
@@ -443,9 +442,16 @@ fn w3_host_names_are_resolved_before_deciding() {
                 std::io::ErrorKind::PermissionDenied,
                 "{name}: {e}"
             );
-        } else {
-            eprintln!("{name:?} resolves to {resolved:?}: only loopback, not checked");
+            assert!(e.to_string().contains(address), "{name}: {e}");
         }
+        // 2130706433 is 127.0.0.1: served.
+        let serving = toolprism::mcp::serve_http(registry(), "2130706433:0");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), serving)
+                .await
+                .is_err(),
+            "2130706433 (127.0.0.1) was refused"
+        );
     });
 }
 
