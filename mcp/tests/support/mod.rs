@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod raw;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -98,9 +100,16 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// Starts the server with `extra` arguments after `--http 127.0.0.1:0`.
     pub(crate) fn start(extra: &[&str]) -> HttpServer {
+        HttpServer::launch("127.0.0.1:0", extra, &[])
+    }
+
+    /// Starts the server with `extra` arguments after `--http addr`, and
+    /// `env` in its environment.
+    pub(crate) fn launch(addr: &str, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(server_exe())
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", addr])
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -134,6 +143,11 @@ impl HttpServer {
         HttpServer { child, url, stderr }
     }
 
+    /// `HOST:PORT` of [`url`](Self::url).
+    pub(crate) fn addr(&self) -> &str {
+        raw::authority(&self.url)
+    }
+
     /// The process id.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -160,9 +174,16 @@ impl Drop for HttpServer {
 /// Runs a Python script of `tests/support/` with `args`; its stdout must be
 /// one JSON object.
 pub(crate) fn run_python(script_name: &str, args: &[&str]) -> Value {
+    run_python_with(script_name, args, &[])
+}
+
+/// [`run_python`] with `env` in the script's environment (for tokens: an
+/// argument would show in `ps`).
+pub(crate) fn run_python_with(script_name: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
     let output = python()
         .command([script(script_name).as_os_str()])
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("run python");
