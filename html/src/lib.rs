@@ -64,18 +64,19 @@
 
 mod cards;
 mod csp;
-mod diff;
+mod line_diff;
 mod page;
+mod session;
 mod text;
 
 use std::fs;
 use std::io;
 use std::path::Path;
 
-pub use page::{Session, SessionCall, SessionCounts};
+pub use session::{Session, SessionCall, SessionCounts};
 
-use toolprism_core::card::{CallCard, ResultCard};
 use toolprism_core::Registry;
+use toolprism_core::card::{CallCard, ResultCard};
 use toolprism_core::replay::replay_log;
 
 /// The stylesheet the page embeds. Card fragments from [`call_card`] and

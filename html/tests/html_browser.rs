@@ -8,10 +8,10 @@ mod echo;
 
 use std::time::Instant;
 
-use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use serde_json::{Value, json};
 use toolprism::html::{self, Session, SessionCall};
 use toolprism::replay::ReplayedEntry;
+use toolprism_testkit::browser::{Open, Step, browser, file_url};
 
 /// Payloads that would run script, load something or leave the page if
 /// any reached the DOM as markup. Each sets `window.__pwned` or opens a

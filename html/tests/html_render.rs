@@ -1211,22 +1211,35 @@ fn the_page_is_self_contained_and_locked_down() {
 
 #[test]
 fn the_renderer_never_switches_on_a_tool_name() {
-    // C8: cards.rs draws from the card alone; it has no notion of a
-    // tool (the page shows a tool's name as text, next to its call).
-    let cards = include_str!("../src/cards.rs");
-    for word in ["name", "tool"] {
-        for (i, line) in cards.lines().enumerate() {
-            let code = line
-                .split("//")
-                .next()
-                .unwrap()
-                .replace("ToolKind", "")
-                .replace("toolprism_core", "");
-            assert!(
-                !code.to_lowercase().contains(word),
-                "cards.rs line {}: {line}",
-                i + 1
-            );
+    // C8: the card modules (and the text and diff helpers they draw with)
+    // draw from the card alone; they have no notion of a tool (the page
+    // shows a tool's name as text, next to its call). Every file is read,
+    // so a module added later is checked too.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files: Vec<_> = std::fs::read_dir(src.join("cards"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.extend([src.join("line_diff.rs"), src.join("text.rs")]);
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for word in ["name", "tool"] {
+            for (i, line) in text.lines().enumerate() {
+                let code = line
+                    .split("//")
+                    .next()
+                    .unwrap()
+                    .replace("ToolKind", "")
+                    .replace("toolprism_core", "");
+                assert!(
+                    !code.to_lowercase().contains(word),
+                    "{} line {}: {line}",
+                    file.display(),
+                    i + 1
+                );
+            }
         }
     }
     let _ = Value::Null;

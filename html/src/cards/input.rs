@@ -1,0 +1,98 @@
+//! A call's arguments: an object as a grid of keys and values, a few short
+//! ones on one line, anything else as pretty JSON.
+
+use serde_json::Value;
+
+use super::blocks::{Budget, not_drawn, text_block};
+use super::line_text;
+
+/// JSON nested deeper than this is not drawn (it cannot come from a log:
+/// serde_json reads no deeper).
+const MAX_JSON_DEPTH: usize = 128;
+
+/// A call's input: an object as a grid of its keys and values (strings
+/// as text, numbers and booleans as themselves, long or multi-line
+/// strings and nested values as blocks); anything else as JSON.
+pub(super) fn input_block(out: &mut String, input: &Value) {
+    let Value::Object(map) = input else {
+        json_block(out, input);
+        return;
+    };
+    if map.is_empty() {
+        out.push_str("<p class=\"none\">no arguments</p>");
+        return;
+    }
+    out.push_str("<dl class=\"kv\">");
+    let mut budget = Budget::new();
+    for (i, (key, value)) in map.iter().enumerate() {
+        if !budget.take_row(key.len()) {
+            out.push_str("</dl>");
+            not_drawn(out, map.len() - i, "argument", "arguments");
+            return;
+        }
+        out.push_str("<dt>");
+        line_text(out, key);
+        out.push_str("</dt><dd>");
+        match value {
+            Value::String(s) if s.len() > 200 || s.contains('\n') => text_block(out, "json", s),
+            Value::Array(_) | Value::Object(_) => json_block(out, value),
+            _ => scalar(out, value),
+        }
+        out.push_str("</dd>");
+    }
+    out.push_str("</dl>");
+}
+
+/// Whether an argument fits on a line: a short key and a number, a
+/// boolean, null or a short one-line string.
+pub(super) fn is_short(key: &str, value: &Value) -> bool {
+    key.len() <= 40
+        && match value {
+            Value::String(s) => s.len() <= 80 && !s.contains('\n'),
+            Value::Number(_) | Value::Bool(_) | Value::Null => true,
+            Value::Array(_) | Value::Object(_) => false,
+        }
+}
+
+/// A scalar argument: a string as its text, anything else as JSON.
+pub(super) fn scalar(out: &mut String, value: &Value) {
+    match value {
+        Value::String(s) => {
+            out.push_str("<code class=\"s\">");
+            line_text(out, s);
+        }
+        other => {
+            out.push_str("<code class=\"lit\">");
+            line_text(out, &other.to_string());
+        }
+    }
+    out.push_str("</code>");
+}
+
+/// A JSON value, pretty-printed as text.
+fn json_block(out: &mut String, value: &Value) {
+    if depth_exceeds(value, MAX_JSON_DEPTH) {
+        out.push_str("<p class=\"cut\">The input nests deeper than ");
+        out.push_str(&MAX_JSON_DEPTH.to_string());
+        out.push_str(" levels: not drawn.</p>");
+        return;
+    }
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| e.to_string());
+    text_block(out, "json", &text);
+}
+
+/// Whether `value` nests deeper than `max`, checked without recursion.
+pub(crate) fn depth_exceeds(value: &Value, max: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > max {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
