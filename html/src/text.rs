@@ -1,6 +1,8 @@
-//! Text as HTML: escaping, and the small number and size formats the cards
-//! use. Everything from a log goes through [`escape`] before it reaches the
-//! page, so it is data, never markup.
+//! The crate's one text module: escaping, cutting on a char boundary,
+//! lines, and the number and size formats every card uses (`12,345`,
+//! `1 line`, `14.2 KB`: one format everywhere). Everything from a log goes
+//! through [`escape`] before it reaches the page, so it is data, never
+//! markup.
 
 use std::fmt::Write;
 
@@ -75,14 +77,7 @@ pub(crate) fn bytes(n: u64) -> String {
 /// The longest prefix of `text` of at most `max` bytes that ends on a char
 /// boundary.
 pub(crate) fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 /// Lines of `text`: split on `\n`, without a last empty line for a trailing
@@ -175,7 +170,9 @@ mod tests {
         assert_eq!(bytes(14 * 1024 + 200), "14.2 KB");
         assert_eq!(bytes(3 * 1024 * 1024), "3.0 MB");
         assert_eq!(cut("aé", 2), "a");
+        assert_eq!(cut("aé", 3), "aé");
         assert_eq!(cut("abc", 9), "abc");
+        assert_eq!(cut("✓✓", 4), "✓");
     }
 
     #[test]
