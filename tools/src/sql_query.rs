@@ -77,7 +77,7 @@ use toolprism::card::{GenericResult, ResultCard};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
-use crate::text::{cap_chars, ellipsize, plural};
+use crate::text::{cap_chars, ellipsize, plural, thousands};
 
 /// Rows kept in the value.
 pub const MAX_ROWS: usize = 50;
@@ -287,18 +287,6 @@ pub fn rows_title(shown: u64, total: u64, capped: bool) -> String {
     } else {
         plural(total, "row", "rows")
     }
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn open_read_only(path: &Path) -> Result<Connection, ToolError> {

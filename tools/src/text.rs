@@ -22,11 +22,7 @@ pub(crate) fn cap_bytes(s: &str, max: usize) -> (&str, bool) {
     if s.len() <= max {
         return (s, false);
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&s[..end], true)
+    (&s[..s.floor_char_boundary(max)], true)
 }
 
 /// `s` cut to `max` chars with `…` appended when cut; for display.
@@ -37,13 +33,27 @@ pub(crate) fn ellipsize(s: &str, max: usize) -> String {
     }
 }
 
-/// `n` followed by `one` or `many`: `1 line`, `3 lines`.
+/// `n` followed by `one` or `many`: `1 line`, `3 lines`, `9,876 matches`
+/// (digits grouped as [`thousands`] does, like every count a card shows).
 pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
-        format!("{n} {one}")
+        format!("1 {one}")
     } else {
-        format!("{n} {many}")
+        format!("{} {many}", thousands(n))
     }
+}
+
+/// `n` with its digits grouped by three: `1,234,567`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -59,5 +69,9 @@ mod tests {
         assert_eq!(ellipsize("abcdef", 3), "abc…");
         assert_eq!(plural(1, "line", "lines"), "1 line");
         assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(plural(9876, "match", "matches"), "9,876 matches");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }
