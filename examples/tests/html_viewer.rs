@@ -8,15 +8,14 @@
 //! is drawn with the showcase's tools registered (for their presenters
 //! only: replay runs nothing). The page's renderer knows none of them.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use serde_json::Value;
 use toolprism::Registry;
 use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
+use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use toolprism_tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
@@ -125,8 +124,8 @@ const FACTS: &str = r#"(() => {
     readMore: text('.result.t-read p.cut'),
     added: text('table.diff tr.add td.x'),
     removed: text('table.diff tr.del td.x'),
-    addedNumbers: q('table.diff tr.add').map((r) => r.cells[1].textContent),
-    removedNumbers: q('table.diff tr.del').map((r) => r.cells[0].textContent),
+    addedNumbers: q('table.diff:not(.bare) tr.add').map((r) => r.cells[1].textContent),
+    removedNumbers: q('table.diff:not(.bare) tr.del').map((r) => r.cells[0].textContent),
     hunks: text('table.diff tr.hh'),
     newFile: text('.chip.info').filter((t) => t === 'new file').length,
     web: text('.result.t-web .chip'),
@@ -138,6 +137,10 @@ const FACTS: &str = r#"(() => {
     links: q('a[href]').map((a) => a.getAttribute('href')).filter((h) => !h.startsWith('#')),
     images: q('img').length,
     folds: text('details.more > summary'),
+    titles: text('summary .ttl'),
+    terminalOutputs: text('.result.t-terminal .tx.term'),
+    spillNotes: text('.result.t-terminal pre.note'),
+    spillNotesFolded: q('.result.t-terminal pre.note').filter((e) => e.closest('details.more')).length,
   };
 })()"#;
 
@@ -169,17 +172,31 @@ fn every_card_type_shows_its_key_facts() {
     );
     assert_eq!(strings("callTags"), ["diff", "generic", "terminal"]);
 
-    // Terminal: the exit codes, the signal, the timed-out mark, the command as title.
+    // Terminal: the exit codes and the signal from each card's status, the
+    // command as title. The `sleep 5` call's card says SIGKILL; that it timed
+    // out is in its output, as text: no label is read out of output text.
     has("exits", "exit code 0");
     has("exits", "exit code 3");
     has("exits", "killed by SIGKILL");
-    assert_eq!(
-        strings("timedOut"),
-        ["timed out"],
-        "only the `sleep 5` call timed out"
-    );
+    assert_eq!(strings("timedOut"), Vec::<String>::new());
+    has("terminalOutputs", "[timed out after 300 ms");
     has("cmdTitles", "$ sleep 5");
     has("cmdTitles", "$ seq 1 5000");
+    // The spilled `seq 1 5000`: the spill notice is in view (not folded),
+    // its status is said once (the chip), and its last line is whole.
+    assert_eq!(strings("spillNotes").len(), 1, "{f}");
+    has("spillNotes", "is stored at: ");
+    assert_eq!(f["spillNotesFolded"], 0, "{f}");
+    let seq = strings("terminalOutputs")
+        .into_iter()
+        .find(|o| o.contains("is stored at"))
+        .unwrap();
+    assert!(!seq.contains("[exit code"), "the exit status twice: {seq}");
+    assert!(
+        seq.ends_with("3498\n[stdout truncated: only the first 16384 bytes were kept; the line the cap split is left out]"),
+        "{}",
+        &seq[seq.len() - 200..]
+    );
 
     // Search: matches grouped by file, and paths, each saying N shown of M.
     has("searchCounts", "100 shown of 243");
@@ -188,8 +205,12 @@ fn every_card_type_shows_its_key_facts() {
     assert!(f["searchFiles"].as_u64().unwrap() > 1, "{f}");
     assert_eq!(f["paths"], 100);
 
-    // Read: the window and its numbered lines.
+    // Read: the window and its numbered lines; the call cards' titles say
+    // only the window the arguments asked for.
     assert_eq!(strings("readWindow"), ["lines 1–12 of 44"]);
+    has("titles", "Read src/lib.rs (lines 1–12)");
+    has("titles", "Read ../outside.txt");
+    assert!(strings("titles").iter().all(|t| !t.contains("2000")), "{f}");
     let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
     assert_eq!(strings("readLines"), numbers);
     has("readMore", "32 more lines after line 12");
@@ -203,12 +224,17 @@ fn every_card_type_shows_its_key_facts() {
     // The write's result: a new file. Its call card proposed the same
     // diff, so the page draws it once.
     assert_eq!(f["newFile"], 1, "{f}");
-    assert!(
-        strings("hunks").iter().all(|h| h.starts_with("@@ -")),
+    // The edit's hunk is numbered as in the file (`port` is line 20 of
+    // config/app.toml); its call card, drawn from the arguments, which
+    // say no line, is not numbered at all.
+    assert_eq!(
+        strings("hunks"),
+        ["@@ -17,7 +17,7 @@", "@@ -0,0 +1,4 @@"],
         "{f}"
     );
+    assert_eq!(strings("removedNumbers"), ["20"], "{f}");
+    assert!(strings("addedNumbers").contains(&"20".to_owned()), "{f}");
     assert!(strings("addedNumbers").iter().all(|n| !n.is_empty()));
-    assert!(strings("removedNumbers").iter().all(|n| !n.is_empty()));
 
     // Web: status and truncation, the URL as text.
     has("web", "HTTP 200 OK");

@@ -35,9 +35,9 @@
 //! |---|---|
 //! | generic call | kind icon, title, kind and locations, the raw input as pretty JSON, content |
 //! | terminal call | `$ command` as the title, working directory, description |
-//! | diff call / result | per file: hunks with old and new line numbers, added and removed lines coloured, `+a −r`; `oldText: null` is a new file, all added |
+//! | diff call / result | per file: hunks, added and removed lines coloured, `+a −r`; line numbers only where the card says where its texts start (`oldStart`, `newStart`), none otherwise; `oldText: null` is a new file, all added |
 //! | generic result | title and content (text folded after 16 lines; images as placeholders) |
-//! | terminal result | output, `exit code N` or `killed by SIGNAL`, and **timed out** when the output or the content the model read has a bracketed status line saying so (`[timed out after 300 ms; …]`) or the call failed with `TIMEOUT` |
+//! | terminal result | output (a spill notice in it always in view), `exit code N` or `killed by SIGNAL`: from the card's status alone, never from the output's text |
 //! | search result | matches grouped by file with line numbers, or a path list; "N shown of M" when truncated, "all N shown" when not |
 //! | read result | numbered lines, "lines 1–12 of 44", a bar for the window's place, the language |
 //! | web result | fetch: the URL (as text), `HTTP 404 Not Found`, truncated; search: the answer, the sources (title, URL as text, date, snippet), truncated |
@@ -57,9 +57,9 @@
 //!     status: Some(ExitStatus::Signal("SIGKILL".into())),
 //! });
 //! let html = toolprism::html::result_card(&card);
-//! assert!(html.contains("killed by SIGKILL"));
-//! assert!(html.contains("timed out"));
-//! assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;"));
+//! assert!(html.contains("killed by SIGKILL")); // the card's status
+//! assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;\n[timed out after 300 ms]")); // its output, as text
+//! assert!(!html.contains("chip bad timedout")); // no label read out of the text
 //! ```
 
 mod cards;
@@ -111,8 +111,7 @@ pub fn call_card(card: &CallCard) -> String {
 /// truncation said.
 ///
 /// It knows only the card: on a session page the same card is also marked
-/// as an error with its code, and the content the model read can mark a
-/// command as timed out.
+/// as an error with its code.
 ///
 /// ```
 /// use toolprism::card::{ResultCard, SearchResult};

@@ -55,7 +55,9 @@ fn header(out: &mut String, session: &Session<'_>, counts: &SessionCounts, place
     out.push_str("<header class=\"top\"><div class=\"brand\">toolprism · session</div><h1>");
     line_text(out, &session.title);
     out.push_str("</h1>");
-    if let Some(source) = &session.source {
+    // A source that is the title again (a log named by a relative path)
+    // is not drawn twice.
+    if let Some(source) = session.source.as_ref().filter(|s| **s != session.title) {
         out.push_str("<div class=\"source\"><code>");
         line_text(out, source);
         out.push_str("</code></div>");
@@ -216,7 +218,6 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
             .map_or("(no code)", |c| c.as_str())
     });
     let cx = ResultContext {
-        content: &entry.content,
         error_code: code,
         call_title: Some(cards::call_title(&entry.call_card)),
     };
@@ -239,13 +240,14 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
     out.push_str("<a class=\"n\" href=\"#c");
     out.push_str(&n.to_string());
     out.push_str("\">");
-    out.push_str(&n.to_string());
+    out.push_str(&thousands(n as u64));
     out.push_str("</a>");
     if let Some(parent) = placed.parent {
+        let parent = thousands(parent as u64 + 1);
         out.push_str("<span class=\"up\" title=\"nested in call ");
-        out.push_str(&(parent + 1).to_string());
+        out.push_str(&parent);
         out.push_str("\">↳ ");
-        out.push_str(&(parent + 1).to_string());
+        out.push_str(&parent);
         out.push_str("</span>");
     }
     if placed.depth > MAX_INDENT {
@@ -268,7 +270,7 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
         (_, Some(code)) => chip(out, "bad code", code),
         (None, None) => chip(out, "muted", "no result"),
         (Some(card), None) => {
-            let (class, text) = cards::result_status(card, &cx);
+            let (class, text) = cards::result_status(card);
             chip(out, class, &text);
         }
     }

@@ -113,19 +113,12 @@ pub(crate) fn after_line(text: &str, n: usize) -> Option<usize> {
         .map(|(i, _)| i + 1)
 }
 
-/// Whether a line says a command timed out: a bracketed status line (the
-/// form runtimes and tools append to output, `[timed out after 300 ms]`)
-/// that contains "timed out", in any case.
-pub(crate) fn says_timed_out(text: &str) -> bool {
-    lines(text).any(|line| {
-        let line = line.trim();
-        line.starts_with('[')
-            && line.ends_with(']')
-            && line
-                .as_bytes()
-                .windows(9)
-                .any(|w| w.eq_ignore_ascii_case(b"timed out"))
-    })
+/// Whether `line` is the notice spill writes where it cut content (C15):
+/// `(Omitted N of M bytes. The full result (M bytes) is stored at: PATH. …)`.
+/// The page keeps it in view; it decides nothing else.
+pub(crate) fn is_spill_notice(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with("(Omitted ") && line.ends_with(')') && line.contains(" is stored at: ")
 }
 
 /// Writes `format_args!` output escaped.
@@ -176,6 +169,15 @@ mod tests {
     }
 
     #[test]
+    fn knows_the_spill_notice_and_nothing_else() {
+        assert!(is_spill_notice(
+            "(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)"
+        ));
+        assert!(!is_spill_notice("(Omitted on purpose)"));
+        assert!(!is_spill_notice("the result is stored at: /x"));
+    }
+
+    #[test]
     fn counts_lines_like_an_editor() {
         for (text, n) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("\n\n", 2)] {
             assert_eq!(line_count(text), n, "{text:?}");
@@ -183,15 +185,5 @@ mod tests {
         }
         assert_eq!(after_line("a\nb\nc", 2), Some(4));
         assert_eq!(after_line("a\nb", 2), None);
-    }
-
-    #[test]
-    fn timed_out_needs_a_bracketed_status_line() {
-        assert!(says_timed_out(
-            "out\n[timed out after 300 ms; the process group was killed]"
-        ));
-        assert!(says_timed_out("[Command TIMED OUT]"));
-        assert!(!says_timed_out("curl: (28) Connection timed out"));
-        assert!(!says_timed_out("[exit code: 0]"));
     }
 }

@@ -144,16 +144,9 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
     let card = ResultCard::Diff(DiffResult {
         title: Some("Edited a.txt".into()),
         diffs: vec![
-            FileDiff {
-                path: "a.txt".into(),
-                old_text: Some(old),
-                new_text: new,
-            },
-            FileDiff {
-                path: "new.md".into(),
-                old_text: None,
-                new_text: "# New\n\nbody\n".into(),
-            },
+            // The whole file, placed at its first line.
+            FileDiff::new("a.txt", Some(old), new).with_starts(Some(1), Some(1)),
+            FileDiff::new("new.md", None, "# New\n\nbody\n").with_starts(None, Some(1)),
         ],
     });
     let html = html::result_card(&card);
@@ -184,18 +177,69 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
 
     let call = CallCard::Diff(DiffCall {
         title: "Write b".into(),
-        diffs: vec![FileDiff {
-            path: "b".into(),
-            old_text: Some("same\n".into()),
-            new_text: "same\n".into(),
-        }],
+        diffs: vec![FileDiff::new("b", Some("same\n".into()), "same\n")],
         locations: None,
     });
     assert!(html::call_card(&call).contains("No change."));
 }
 
 #[test]
-fn terminal_result_shows_exit_code_signal_and_timed_out() {
+fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
+    // A hunk of an edit: lines 17–23 of the file, the change at line 20.
+    let old = "s17\ns18\ns19\nport = 8080\ns21\ns22\ns23\n";
+    let new = old.replace("8080", "9090");
+    let hunk = || FileDiff::new("app.toml", Some(old.to_owned()), new.clone());
+    let placed = html::result_card(&ResultCard::Diff(DiffResult {
+        title: None,
+        diffs: vec![hunk().with_starts(Some(17), Some(17))],
+    }));
+    assert!(placed.contains("@@ -17,7 +17,7 @@"), "{placed}");
+    assert!(placed.contains(
+        "<tr class=\"del\"><td class=\"n\">20</td><td class=\"n\"></td><td class=\"g\">-</td><td class=\"x\">port = 8080</td></tr>"
+    ), "{placed}");
+    assert!(placed.contains(
+        "<tr class=\"add\"><td class=\"n\"></td><td class=\"n\">20</td><td class=\"g\">+</td><td class=\"x\">port = 9090</td></tr>"
+    ));
+    assert!(placed.contains("<td class=\"n\">23</td><td class=\"n\">23</td>"));
+    // The same hunk from a log written before cards said where hunks
+    // start: no line number at all, rather than numbers from 1.
+    let unplaced = html::result_card(&ResultCard::Diff(DiffResult {
+        title: None,
+        diffs: vec![hunk()],
+    }));
+    assert!(!unplaced.contains("@@"), "{unplaced}");
+    assert!(!unplaced.contains("<td class=\"n\">"), "{unplaced}");
+    assert!(
+        unplaced.contains(
+            "<tr class=\"del\"><td class=\"g\">-</td><td class=\"x\">port = 8080</td></tr>"
+        ),
+        "{unplaced}"
+    );
+    // A call card's diff comes from the arguments, which say no line:
+    // unnumbered, and the excerpt's unchanged lines between two changes
+    // are counted, not numbered.
+    let excerpt: String = (1..=12).map(|i| format!("l{i}\n")).collect();
+    let call = html::call_card(&CallCard::Diff(DiffCall {
+        title: "Edit a".into(),
+        diffs: vec![FileDiff::new(
+            "a",
+            Some(excerpt.clone()),
+            excerpt.replace("l1\n", "L1\n").replace("l12\n", "L12\n"),
+        )],
+        locations: None,
+    }));
+    assert!(
+        !call.contains("<td class=\"n\">") && !call.contains("@@"),
+        "{call}"
+    );
+    assert!(
+        call.contains("<tr class=\"hh\"><td colspan=\"2\">⋯ 4 unchanged lines</td></tr>"),
+        "{call}"
+    );
+}
+
+#[test]
+fn a_command_is_marked_by_its_card_status_never_by_its_output() {
     let ok = html::result_card(&terminal("hi", Some(ExitStatus::Code(0))));
     assert!(
         ok.contains("<span class=\"chip good exit\">exit code 0</span>"),
@@ -205,67 +249,42 @@ fn terminal_result_shows_exit_code_signal_and_timed_out() {
         ok.contains("<div class=\"tx out term\"><pre>hi</pre></div>"),
         "{ok}"
     );
-    assert!(!ok.contains("timed out"));
     let three = html::result_card(&terminal("", Some(ExitStatus::Code(3))));
     assert!(three.contains("<span class=\"chip bad exit\">exit code 3</span>"));
     assert!(three.contains("no output"));
     let killed = html::result_card(&terminal("x", Some(ExitStatus::Signal("SIGTERM".into()))));
     assert!(killed.contains("killed by SIGTERM"));
-    assert!(
-        !killed.contains("timed out"),
-        "a signal alone is not a timeout"
-    );
     let running = html::result_card(&terminal("x", None));
     assert!(running.contains("no exit status"));
-    // The card's own output says it timed out.
-    let timed = html::result_card(&terminal(
-        "partial\n[timed out after 300 ms; the process group was killed]",
-        Some(ExitStatus::Signal("SIGKILL".into())),
-    ));
-    assert!(
-        timed.contains("<span class=\"chip bad timedout\">timed out</span>"),
-        "{timed}"
-    );
-    // Output that mentions a timeout in passing is not a timeout.
-    let curl = html::result_card(&terminal(
-        "curl: (28) Connection timed out",
-        Some(ExitStatus::Code(28)),
-    ));
-    assert!(!curl.contains("chip bad timedout"));
-}
-
-#[test]
-fn on_the_page_the_content_or_a_timeout_error_marks_a_command_timed_out() {
-    // The card's output has no marker; the content the model read does.
-    let mut quiet = entry(
+    // A bracketed line of output saying "timed out" marks nothing: the
+    // card says the command exited 0, and that is what is drawn.
+    let said = "fetching\n[timed out after 3 s; retrying]\ndone";
+    let card = terminal(said, Some(ExitStatus::Code(0)));
+    let html = html::result_card(&card);
+    assert!(!html.contains("chip bad timedout"), "{html}");
+    assert!(html.contains("<span class=\"chip good exit\">exit code 0</span>"));
+    // Nor does the content the model read, on the page.
+    let mut e = entry(
         "t1",
         "sh",
         &CallCard::Terminal(TerminalCall {
-            title: "sleep 5".into(),
+            title: "fetch".into(),
             description: None,
             cwd: None,
         }),
-        Some(&terminal(
-            "(no output)",
-            Some(ExitStatus::Signal("SIGKILL".into())),
-        )),
+        Some(&card),
     );
-    quiet.content = vec![
-        ContentBlock::text("(no output)"),
-        ContentBlock::text(
-            "[timed out after 300 ms; the process group was killed]\n[killed by signal: SIGKILL]",
-        ),
+    e.content = vec![
+        ContentBlock::text(said),
+        ContentBlock::text("[exit code: 0]"),
     ];
-    let page = page_of(&[quiet], &[]);
+    let page = page_of(&[e], &[]);
+    assert!(!page.contains("timedout"), "{page}");
     assert!(
-        page.contains("<span class=\"chip bad timedout\">timed out</span>"),
-        "{page}"
+        page.contains("<span class=\"chip good\">exit 0</span>"),
+        "the summary says what the card says"
     );
-    assert!(
-        page.contains("<span class=\"chip bad\">timed out</span>"),
-        "the summary says it too"
-    );
-
+    // A call the registry timed out is an error with its code.
     let registry_timeout = failed(
         entry(
             "t2",
@@ -278,6 +297,110 @@ fn on_the_page_the_content_or_a_timeout_error_marks_a_command_timed_out() {
     );
     let page = page_of(&[registry_timeout], &[]);
     assert!(page.contains("<span class=\"chip bad code\">TIMEOUT</span>"));
+}
+
+#[test]
+fn a_spill_notice_stays_in_view_and_no_line_is_drawn_cut() {
+    // What spill leaves of `seq 1 5000`: head, the notice, tail.
+    let mut output: String = (1..=1836).map(|i| format!("{i}\n")).collect();
+    let notice = "(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/spill-1.txt. Read that file in pages to see the rest.)";
+    output.push_str(&format!("\n{notice}\n\n"));
+    output.extend((2707..=3498).map(|i| format!("{i}\n")));
+    output.push_str("[stdout truncated: only the first 16384 bytes were kept]");
+    let html = html::result_card(&terminal(&output, Some(ExitStatus::Code(0))));
+    let at = html.find(notice).expect("the notice is drawn");
+    let before = &html[..at];
+    assert_eq!(
+        before.matches("<details").count(),
+        before.matches("</details>").count(),
+        "the notice is not inside a fold: {}",
+        &html[at.saturating_sub(300)..at]
+    );
+    // The folds on either side count their lines.
+    assert!(
+        html.contains("<summary>1,825 more lines</summary>"),
+        "{html}"
+    );
+    assert!(html.contains("<summary>790 more lines</summary>"));
+    assert!(html.ends_with(
+        "3498\n[stdout truncated: only the first 16384 bytes were kept]</pre></div></div></section>"
+    ));
+
+    // A middle past what the page draws stops at a line's end.
+    let big: String = (0..300_000).map(|i| format!("row {i:06} end\n")).collect();
+    let html = html::result_card(&terminal(&big, Some(ExitStatus::Code(0))));
+    let fold = &html[html.find("<details class=\"more\">").unwrap()..];
+    let drawn = &fold[..fold.find("</pre>").unwrap()];
+    let last = drawn.rsplit('\n').next().unwrap();
+    assert!(
+        last.starts_with("row ") && last.ends_with(" end"),
+        "the last line drawn is whole: {last:?}"
+    );
+    assert!(
+        fold.contains("more lines (") && fold.contains(") not drawn here"),
+        "the cut is said"
+    );
+}
+
+#[test]
+fn arguments_that_were_not_json_are_shown_as_sent() {
+    let sent = "{\"path\": \"src/lib.rs\", oops";
+    let card = CallCard::generic(
+        "read",
+        Some(ToolKind::Read),
+        Some(Value::String(sent.into())),
+    );
+    let html = html::call_card(&card);
+    assert!(
+        html.contains("<pre>{\"path\": \"src/lib.rs\", oops</pre>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("\\\""),
+        "not re-encoded as a JSON string: {html}"
+    );
+}
+
+#[test]
+fn counts_and_call_numbers_are_grouped_and_a_relative_log_is_named_once() {
+    let created: String = (0..1234).map(|i| format!("{i}\n")).collect();
+    let html = html::result_card(&ResultCard::Diff(DiffResult {
+        title: None,
+        diffs: vec![FileDiff::new("big.txt", None, created)],
+    }));
+    assert!(
+        html.contains("<span class=\"chip add\">+1,234</span>"),
+        "{html}"
+    );
+    let e = |id: &str| {
+        entry(
+            id,
+            "t",
+            &generic_call("t"),
+            Some(&ResultCard::generic(None, vec![])),
+        )
+    };
+    let entries: Vec<ReplayedEntry> = (0..1000).map(|i| e(&format!("c{i}"))).collect();
+    let page = page_of(&entries, &[]);
+    assert!(
+        page.contains("<a class=\"n\" href=\"#c1000\">1,000</a>"),
+        "the call number"
+    );
+
+    // `replay session.jsonl --html …` names the log by the path it was
+    // given: the header does not draw the same name twice.
+    let replayed = toolprism::replay::Replayed {
+        entries: vec![e("1")],
+        problems: vec![],
+    };
+    let page =
+        html::session_page(&Session::new("session.jsonl", &replayed).with_source("session.jsonl"));
+    let header = &page[page.find("<header").unwrap()..page.find("</header>").unwrap()];
+    assert_eq!(header.matches("session.jsonl").count(), 1, "{header}");
+    let page = html::session_page(
+        &Session::new("session.jsonl", &replayed).with_source("logs/session.jsonl"),
+    );
+    assert!(page.contains("<div class=\"source\"><code>logs/session.jsonl</code></div>"));
 }
 
 #[test]
@@ -589,11 +712,7 @@ fn every_string_field_of_every_card_is_escaped() {
             "diff path",
             CallCard::Diff(DiffCall {
                 title: "t".into(),
-                diffs: vec![FileDiff {
-                    path: p(),
-                    old_text: None,
-                    new_text: "x".into(),
-                }],
+                diffs: vec![FileDiff::new(p(), None, "x")],
                 locations: None,
             }),
         ),
@@ -601,11 +720,7 @@ fn every_string_field_of_every_card_is_escaped() {
             "diff old text",
             CallCard::Diff(DiffCall {
                 title: "t".into(),
-                diffs: vec![FileDiff {
-                    path: "a".into(),
-                    old_text: Some(p()),
-                    new_text: "x".into(),
-                }],
+                diffs: vec![FileDiff::new("a", Some(p()), "x")],
                 locations: None,
             }),
         ),
@@ -613,11 +728,7 @@ fn every_string_field_of_every_card_is_escaped() {
             "diff new text",
             CallCard::Diff(DiffCall {
                 title: "t".into(),
-                diffs: vec![FileDiff {
-                    path: "a".into(),
-                    old_text: None,
-                    new_text: p(),
-                }],
+                diffs: vec![FileDiff::new("a", None, p())],
                 locations: None,
             }),
         ),
@@ -673,11 +784,7 @@ fn every_string_field_of_every_card_is_escaped() {
             "diff text",
             ResultCard::Diff(DiffResult {
                 title: None,
-                diffs: vec![FileDiff {
-                    path: "a".into(),
-                    old_text: Some("x".into()),
-                    new_text: p(),
-                }],
+                diffs: vec![FileDiff::new("a", Some("x".into()), p())],
             }),
         ),
         (
@@ -818,7 +925,8 @@ fn the_page_escapes_ids_names_codes_arguments_meta_content_problems_and_title() 
             parent_call_id: Some(&gone),
         },
     ];
-    let page = html::session_page(&Session::from_calls(p, calls, &problems).with_source(p));
+    let source = format!("logs/{p}");
+    let page = html::session_page(&Session::from_calls(p, calls, &problems).with_source(&source));
     // The only script is the page's own, the only `<img` none.
     assert_eq!(page.matches("<script").count(), 1, "{page}");
     let body = &page[..page.rfind("<script>").unwrap()];
@@ -831,7 +939,7 @@ fn the_page_escapes_ids_names_codes_arguments_meta_content_problems_and_title() 
         ("heading", format!("<h1>{ESCAPED}</h1>")),
         (
             "source",
-            format!("<div class=\"source\"><code>{ESCAPED}</code></div>"),
+            format!("<div class=\"source\"><code>logs/{ESCAPED}</code></div>"),
         ),
         (
             "tool name",
@@ -966,7 +1074,7 @@ fn truncation_by_the_page_is_always_said() {
         html.contains("299,984 more lines"),
         "the fold counts every hidden line"
     );
-    assert!(html.contains("more here not drawn"), "the cut is said");
+    assert!(html.contains(") not drawn here"), "the cut is said");
     assert!(
         html.contains("row 0\n") && html.contains("row 299999</pre>"),
         "head and tail shown"
@@ -1287,7 +1395,7 @@ fn write_session_survives_deep_huge_and_broken_logs() {
         "{}",
         &page[at - 40..at + 20]
     );
-    assert!(page.contains("more here not drawn"), "the cut is said");
+    assert!(page.contains(") not drawn here"), "the cut is said");
     assert!(
         page.contains("x\u{0}\u{1b}[31m"),
         "control characters are kept as text"

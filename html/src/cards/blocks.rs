@@ -3,7 +3,9 @@
 //! said where they cut), content blocks and one-line text.
 
 use super::{MAX_LINE_BYTES, MAX_ROWS, MAX_TEXT_BYTES, PREVIEW_LINES, icon};
-use crate::text::{after_line, bytes, escape, escape_fmt, line_count, plural, thousands};
+use crate::text::{
+    after_line, bytes, escape, escape_fmt, is_spill_notice, line_count, plural, thousands,
+};
 use toolprism_core::ContentBlock;
 
 /// How much of one body is drawn: [`MAX_ROWS`] rows and [`MAX_TEXT_BYTES`].
@@ -93,6 +95,7 @@ impl<'o> Table<'o> {
             "diff" => {
                 "<colgroup><col class=\"n\"><col class=\"n\"><col class=\"g\"><col></colgroup>"
             }
+            "diff bare" => "<colgroup><col class=\"g\"><col></colgroup>",
             "src" => "<colgroup><col class=\"n\"><col></colgroup>",
             _ => "",
         }
@@ -146,9 +149,11 @@ const TAIL_LINES: usize = 4;
 
 /// Text in a box: shown whole up to [`PREVIEW_LINES`] lines; longer, its
 /// first [`HEAD_LINES`] and last [`TAIL_LINES`] lines are shown and the
-/// middle is folded under "N more lines". At most [`MAX_TEXT_BYTES`] of the
-/// middle and [`MAX_LINE_BYTES`] per shown line are drawn; what is left out
-/// is said.
+/// middle is folded under "N more lines". A spill notice (C15: where the
+/// full text was stored) in the middle is never folded away: the middle
+/// folds on either side of it. At most [`MAX_TEXT_BYTES`] of the middle
+/// and [`MAX_LINE_BYTES`] per line are drawn, always whole lines but for
+/// a line longer than that; what is left out is said.
 pub(crate) fn text_block(out: &mut String, class: &str, text: &str) {
     out.push_str("<div class=\"tx ");
     out.push_str(class);
@@ -168,40 +173,90 @@ pub(crate) fn text_block(out: &mut String, class: &str, text: &str) {
         pre(out, text, MAX_TEXT_BYTES);
     } else {
         pre(out, &text[..head_end], HEAD_LINES * MAX_LINE_BYTES);
-        let middle = &text[head_end..tail_start];
-        out.push_str("<details class=\"more\"><summary>");
-        let hidden = total_lines - HEAD_LINES - TAIL_LINES;
-        out.push_str(&plural(hidden as u64, "more line", "more lines"));
-        out.push_str("</summary>");
-        pre(out, middle, MAX_TEXT_BYTES);
-        out.push_str("</details>");
+        let mut budget = MAX_TEXT_BYTES;
+        let mut middle = &text[head_end..tail_start];
+        while let Some((before, notice, after)) = split_at_spill_notice(middle) {
+            fold(out, before, &mut budget);
+            out.push_str("<pre class=\"note\">");
+            line_text(out, notice);
+            out.push_str("</pre>");
+            middle = after;
+        }
+        fold(out, middle, &mut budget);
         pre(out, &text[tail_start..], TAIL_LINES * MAX_LINE_BYTES);
     }
     out.push_str("</div>");
 }
 
-/// One `<pre>` of at most `max` bytes of `text` (a last newline dropped);
-/// past `max`, says how much is not drawn.
-fn pre(out: &mut String, text: &str, max: usize) {
+/// The text before the first spill notice line of `text`, that line, and
+/// the text after it; `None` when it has none.
+fn split_at_spill_notice(text: &str) -> Option<(&str, &str, &str)> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        if is_spill_notice(bare) {
+            return Some((&text[..at], bare, &text[at + line.len()..]));
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Lines folded under "N more lines", drawn from what is left of `budget`.
+fn fold(out: &mut String, text: &str, budget: &mut usize) {
+    let lines = line_count(text);
+    if lines == 0 {
+        return;
+    }
+    out.push_str("<details class=\"more\"><summary>");
+    out.push_str(&plural(lines as u64, "more line", "more lines"));
+    out.push_str("</summary>");
+    *budget = budget.saturating_sub(pre(out, text, *budget));
+    out.push_str("</details>");
+}
+
+/// One `<pre>` of the lines of `text` (a last newline dropped), while they
+/// fit in `max` bytes, each cut at [`MAX_LINE_BYTES`] with the cut said;
+/// past `max`, says how many lines are not drawn. Returns the bytes drawn.
+fn pre(out: &mut String, text: &str, max: usize) -> usize {
     let text = text.strip_suffix('\n').unwrap_or(text);
-    let drawn = crate::text::cut(text, max);
     out.push_str("<pre>");
-    escape(out, drawn);
+    let mut drawn = 0usize;
+    let mut shown = 0usize;
+    for (i, line) in text.split('\n').enumerate() {
+        let cost = line.len().min(MAX_LINE_BYTES) + 1;
+        if i > 0 && drawn + cost > max {
+            break;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        line_text(out, line);
+        drawn += cost;
+        shown += 1;
+    }
     out.push_str("</pre>");
-    if drawn.len() < text.len() {
+    let left = line_count(text).saturating_sub(shown);
+    if left > 0 {
+        let rest = text
+            .split('\n')
+            .skip(shown)
+            .map(|l| l.len() + 1)
+            .sum::<usize>();
         out.push_str("<p class=\"cut\">");
         escape_fmt(
             out,
             format_args!(
-                "… {} more here not drawn ({} lines): the page draws at most {} of a text's middle and {} of a line.",
-                bytes((text.len() - drawn.len()) as u64),
-                thousands(line_count(&text[drawn.len()..]) as u64),
+                "… {} ({}) not drawn here: the page draws at most {} of a text and {} of a line.",
+                plural(left as u64, "more line", "more lines"),
+                bytes(rest as u64),
                 bytes(MAX_TEXT_BYTES as u64),
                 bytes(MAX_LINE_BYTES as u64)
             ),
         );
         out.push_str("</p>");
     }
+    drawn
 }
 
 /// Byte offset where the last `n` lines of `text` start.

@@ -1,9 +1,11 @@
-//! Diff cards' bodies: per file, hunks with old and new line numbers,
-//! added and removed lines marked, and the counts.
+//! Diff cards' bodies: per file, hunks with old and new line numbers where
+//! the card says where they are, added and removed lines marked, and the
+//! counts.
 
 use super::blocks::{Budget, Table, fold_point, not_drawn};
 use super::{chip, line_text};
 use crate::line_diff::{self, Line};
+use crate::text::{escape, plural, thousands};
 use toolprism_core::card::FileDiff;
 
 /// A diff is shown whole up to this many rows (hunk headers included)…
@@ -12,6 +14,7 @@ const DIFF_WHOLE_ROWS: usize = 40;
 /// …else its first rows this many.
 const DIFF_HEAD_ROWS: usize = 24;
 
+/// Lines added and removed across `diffs`.
 pub(super) fn diff_counts(diffs: &[FileDiff]) -> (usize, usize) {
     diffs.iter().fold((0, 0), |(a, r), d| {
         let (da, dr) = match &d.old_text {
@@ -25,8 +28,14 @@ pub(super) fn diff_counts(diffs: &[FileDiff]) -> (usize, usize) {
     })
 }
 
-/// Each file's diff: hunks with both line numbers, added and removed
-/// lines marked; a created file (`oldText: null`) is all added.
+/// Each file's diff: hunks, added and removed lines marked; a created
+/// file (`oldText: null`) is all added.
+///
+/// Lines are numbered only when the card says where its texts start in
+/// the file (`oldStart`, `newStart`): a diff's texts are often an excerpt,
+/// and numbering an excerpt from 1 would show line numbers the card does
+/// not hold. Without them, the hunks are drawn unnumbered, with the
+/// unchanged lines of the excerpt between them counted.
 pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
     if diffs.is_empty() {
         out.push_str("<p class=\"none\">no files changed</p>");
@@ -40,8 +49,8 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
         if old.is_none() {
             chip(out, "info", "new file");
         }
-        chip(out, "add", &format!("+{}", d.added));
-        chip(out, "del", &format!("−{}", d.removed));
+        chip(out, "add", &format!("+{}", thousands(d.added as u64)));
+        chip(out, "del", &format!("−{}", thousands(d.removed as u64)));
         out.push_str("</div>");
         if d.hunks.is_empty() {
             let text = if d.newline_at_end_changed {
@@ -59,21 +68,57 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
         if d.unaligned {
             out.push_str("<p class=\"cut\">Too large to align line by line: the changed part is shown as removed, then added.</p>");
         }
+        let place = Place::of(file);
         let total: usize = d.hunks.iter().map(|h| h.lines.len() + 1).sum();
         let fold_at = fold_point(total, DIFF_WHOLE_ROWS, DIFF_HEAD_ROWS);
-        let mut table = Table::new(out, "diff", fold_at, ("diff line", "diff lines"));
+        let class = if place.is_some() { "diff" } else { "diff bare" };
+        let mut table = Table::new(out, class, fold_at, ("diff line", "diff lines"));
         let mut budget = Budget::new();
         let mut rows = 0usize;
         let mut stopped = false;
+        let mut old_seen = 0usize;
         'hunks: for hunk in &d.hunks {
-            let row = table.row(rows);
-            row.push_str("<tr class=\"hh\"><td colspan=\"4\">");
-            row.push_str(&format!(
-                "@@ -{},{} +{},{} @@",
-                hunk.old_start, hunk.old_len, hunk.new_start, hunk.new_len
-            ));
-            row.push_str("</td></tr>");
-            rows += 1;
+            let header = match place {
+                Some(place) => Some(format!(
+                    "@@ -{},{} +{},{} @@",
+                    place.old_line(hunk.old_start),
+                    hunk.old_len,
+                    place.new_line(hunk.new_start),
+                    hunk.new_len
+                )),
+                None => {
+                    // The excerpt's unchanged lines before this hunk (the
+                    // same count on both sides).
+                    let before = if hunk.old_len == 0 {
+                        hunk.old_start
+                    } else {
+                        hunk.old_start - 1
+                    };
+                    let skipped = before - old_seen;
+                    (skipped > 0).then(|| {
+                        format!(
+                            "⋯ {}",
+                            plural(skipped as u64, "unchanged line", "unchanged lines")
+                        )
+                    })
+                }
+            };
+            old_seen = if hunk.old_len == 0 {
+                hunk.old_start
+            } else {
+                hunk.old_start - 1 + hunk.old_len
+            };
+            if let Some(header) = header {
+                let row = table.row(rows);
+                row.push_str(if place.is_some() {
+                    "<tr class=\"hh\"><td colspan=\"4\">"
+                } else {
+                    "<tr class=\"hh\"><td colspan=\"2\">"
+                });
+                escape(row, &header);
+                row.push_str("</td></tr>");
+                rows += 1;
+            }
             for line in &hunk.lines {
                 let (class, old, new, sign, text) = match *line {
                     Line::Same { old, new, text } => ("ctx", Some(old), Some(new), " ", text),
@@ -87,15 +132,19 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
                 let row = table.row(rows);
                 row.push_str("<tr class=\"");
                 row.push_str(class);
-                row.push_str("\"><td class=\"n\">");
-                if let Some(n) = old {
-                    row.push_str(&n.to_string());
+                row.push_str("\">");
+                if let Some(place) = place {
+                    row.push_str("<td class=\"n\">");
+                    if let Some(n) = old {
+                        row.push_str(&place.old_line(n).to_string());
+                    }
+                    row.push_str("</td><td class=\"n\">");
+                    if let Some(n) = new {
+                        row.push_str(&place.new_line(n).to_string());
+                    }
+                    row.push_str("</td>");
                 }
-                row.push_str("</td><td class=\"n\">");
-                if let Some(n) = new {
-                    row.push_str(&n.to_string());
-                }
-                row.push_str("</td><td class=\"g\">");
+                row.push_str("<td class=\"g\">");
                 row.push_str(sign);
                 row.push_str("</td><td class=\"x\">");
                 line_text(row, text);
@@ -111,5 +160,42 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
             out.push_str("<p class=\"cut\">The newline at the end of the file changed too.</p>");
         }
         out.push_str("</div>");
+    }
+}
+
+/// Where a diff's texts sit in the file: the line numbers its excerpt's
+/// first old and new lines have. Known only from the card.
+#[derive(Clone, Copy)]
+struct Place {
+    old_first: usize,
+    new_first: usize,
+}
+
+impl Place {
+    /// The place the card gives, when it gives one for each side that has
+    /// lines (a created file's empty old side needs none).
+    fn of(file: &FileDiff) -> Option<Place> {
+        let old_empty = file.old_text.as_deref().is_none_or(str::is_empty);
+        let old_first = match file.old_start {
+            Some(n) => n,
+            None if old_empty => 1,
+            None => return None,
+        };
+        let new_first = file.new_start?;
+        Some(Place {
+            old_first: usize::try_from(old_first).ok()?,
+            new_first: usize::try_from(new_first).ok()?,
+        })
+    }
+
+    /// The file's line number of the excerpt's old line `n` (1-based; 0,
+    /// a hunk header's "before the first line", stays before it).
+    fn old_line(self, n: usize) -> usize {
+        (n + self.old_first).saturating_sub(1)
+    }
+
+    /// The same for the new side.
+    fn new_line(self, n: usize) -> usize {
+        (n + self.new_first).saturating_sub(1)
     }
 }

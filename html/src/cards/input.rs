@@ -1,5 +1,6 @@
 //! A call's arguments: an object as a grid of keys and values, a few short
-//! ones on one line, anything else as pretty JSON.
+//! ones on one line, text that was not JSON as sent, anything else as
+//! pretty JSON.
 
 use serde_json::Value;
 
@@ -12,11 +13,15 @@ const MAX_JSON_DEPTH: usize = 128;
 
 /// A call's input: an object as a grid of its keys and values (strings
 /// as text, numbers and booleans as themselves, long or multi-line
-/// strings and nested values as blocks); anything else as JSON.
+/// strings and nested values as blocks); a string (arguments that were not
+/// JSON) as the text sent; anything else as JSON.
 pub(super) fn input_block(out: &mut String, input: &Value) {
-    let Value::Object(map) = input else {
-        json_block(out, input);
-        return;
+    let map = match input {
+        Value::Object(map) => map,
+        // Arguments that were not JSON arrive as their text: shown as
+        // sent, never as a JSON string with its quotes and escapes.
+        Value::String(text) => return text_block(out, "json", text),
+        _ => return json_block(out, input),
     };
     if map.is_empty() {
         out.push_str("<p class=\"none\">no arguments</p>");

@@ -7,53 +7,31 @@ use super::diff::{diff_counts, file_diffs};
 use super::read::{self, window_label};
 use super::web::{self, status_class};
 use super::{chip, icon, line_text, search, wrap_body};
-use crate::text::{plural, says_timed_out, thousands};
-use toolprism_core::ContentBlock;
+use crate::text::{plural, thousands};
 use toolprism_core::card::{
     DiffResult, ExitStatus, GenericResult, ReadResult, ResultCard, TerminalResult, WebResult,
 };
 
-/// What the page knows of a result beyond its card: the persisted content
-/// the model read (for the timed-out mark) and whether it failed.
+/// What the page knows of a result beyond its card: whether it failed,
+/// with which code, and the call card's title.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ResultContext<'a> {
-    pub content: &'a [ContentBlock],
     pub error_code: Option<&'a str>,
     /// The call card's title, drawn just above: a result title equal to it
     /// is not drawn twice.
     pub call_title: Option<&'a str>,
 }
 
-impl ResultContext<'_> {
-    fn says_timed_out(&self) -> bool {
-        self.error_code == Some("TIMEOUT")
-            || self.content.iter().any(|block| match block {
-                ContentBlock::Text { text } => says_timed_out(text),
-                ContentBlock::Image { .. } => false,
-            })
-    }
-}
-
-/// Whether a terminal result timed out: its output, or the content the
-/// model read, has a bracketed status line saying "timed out"
-/// (`[timed out after 300 ms; …]`), or the call ended with `TIMEOUT`.
-fn timed_out(card: &TerminalResult, cx: &ResultContext<'_>) -> bool {
-    card.output.as_deref().is_some_and(says_timed_out) || cx.says_timed_out()
-}
-
 /// The one fact a collapsed call shows about its result: class and text.
-pub(crate) fn result_status(card: &ResultCard, cx: &ResultContext<'_>) -> (&'static str, String) {
+pub(crate) fn result_status(card: &ResultCard) -> (&'static str, String) {
     match card {
-        ResultCard::Terminal(t) => {
-            let timed = timed_out(t, cx);
-            match (&t.status, timed) {
-                (_, true) => ("bad", "timed out".to_owned()),
-                (Some(ExitStatus::Code(0)), _) => ("good", "exit 0".to_owned()),
-                (Some(ExitStatus::Code(code)), _) => ("warn", format!("exit {code}")),
-                (Some(ExitStatus::Signal(signal)), _) => ("bad", signal.clone()),
-                (None, _) => ("muted", "no exit status".to_owned()),
-            }
-        }
+        // From the card's status alone (C7): never from the output's text.
+        ResultCard::Terminal(t) => match &t.status {
+            Some(ExitStatus::Code(0)) => ("good", "exit 0".to_owned()),
+            Some(ExitStatus::Code(code)) => ("warn", format!("exit {code}")),
+            Some(ExitStatus::Signal(signal)) => ("bad", signal.clone()),
+            None => ("muted", "no exit status".to_owned()),
+        },
         ResultCard::Search(s) => {
             let shown = s.shape().shown() as u64;
             if s.truncated() {
@@ -74,7 +52,14 @@ pub(crate) fn result_status(card: &ResultCard, cx: &ResultContext<'_>) -> (&'sta
         }
         ResultCard::Diff(DiffResult { diffs, .. }) => {
             let (added, removed) = diff_counts(diffs);
-            ("good", format!("+{added} −{removed}"))
+            (
+                "good",
+                format!(
+                    "+{} −{}",
+                    thousands(added as u64),
+                    thousands(removed as u64)
+                ),
+            )
         }
         ResultCard::Generic(_) => ("good", "ok".to_owned()),
     }
@@ -147,7 +132,7 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
         },
     }
     out.push_str("<span class=\"facts\">");
-    result_facts(out, card, cx);
+    result_facts(out, card);
     out.push_str("</span><span class=\"tag\">");
     out.push_str(card.tag());
     out.push_str("</span></div>");
@@ -158,28 +143,23 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
 }
 
 /// The key facts of a result as chips.
-fn result_facts(out: &mut String, card: &ResultCard, cx: &ResultContext<'_>) {
+fn result_facts(out: &mut String, card: &ResultCard) {
     match card {
         ResultCard::Generic(_) => {}
-        ResultCard::Terminal(t) => {
-            match &t.status {
-                Some(ExitStatus::Code(code)) => {
-                    let class = if *code == 0 { "good exit" } else { "bad exit" };
-                    chip(out, class, &format!("exit code {code}"));
-                }
-                Some(ExitStatus::Signal(signal)) => {
-                    chip(out, "bad signal", &format!("killed by {signal}"))
-                }
-                None => chip(out, "muted exit", "no exit status"),
+        ResultCard::Terminal(t) => match &t.status {
+            Some(ExitStatus::Code(code)) => {
+                let class = if *code == 0 { "good exit" } else { "bad exit" };
+                chip(out, class, &format!("exit code {code}"));
             }
-            if timed_out(t, cx) {
-                chip(out, "bad timedout", "timed out");
+            Some(ExitStatus::Signal(signal)) => {
+                chip(out, "bad signal", &format!("killed by {signal}"))
             }
-        }
+            None => chip(out, "muted exit", "no exit status"),
+        },
         ResultCard::Diff(DiffResult { diffs, .. }) => {
             let (added, removed) = diff_counts(diffs);
-            chip(out, "add", &format!("+{added}"));
-            chip(out, "del", &format!("−{removed}"));
+            chip(out, "add", &format!("+{}", thousands(added as u64)));
+            chip(out, "del", &format!("−{}", thousands(removed as u64)));
             chip(out, "muted", &plural(diffs.len() as u64, "file", "files"));
         }
         ResultCard::Search(s) => search::facts(out, s),
