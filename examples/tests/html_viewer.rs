@@ -104,11 +104,44 @@ fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
     eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
 }
 
+#[test]
+fn every_call_is_rendered_for_a_screenshot_and_for_anything_reading_its_text() {
+    // No call is left for the browser to draw when scrolled to: none is
+    // under `content-visibility`, and the rendered text (`innerText`, what
+    // a full-page screenshot shows) holds every call's title and status.
+    let page = showcase_page();
+    let run = browser().run(
+        &file_url(page),
+        Open::default(),
+        &[Step::Eval(
+            r#"(() => {
+              const calls = Array.from(document.querySelectorAll('article.call'));
+              const skipped = (e) => {
+                for (; e; e = e.parentElement) if (getComputedStyle(e).contentVisibility !== 'visible') return true;
+                return false;
+              };
+              const text = document.body.innerText;
+              return {
+                skipped: calls.filter(skipped).length,
+                missing: calls.map((a) => a.querySelector('summary').innerText.trim()).filter((s) => !s || !text.includes(s)),
+                last: calls[calls.length - 1].querySelector('.card.result').innerText,
+              };
+            })()"#,
+        )],
+    );
+    let r = &run.results[0];
+    assert_eq!(r["skipped"], 0, "{r}");
+    assert_eq!(r["missing"], serde_json::json!([]), "{r}");
+    assert!(r["last"].as_str().unwrap().contains("3 rows"), "{r}");
+}
+
 /// Facts read from the DOM, as `{name: value}`.
 const FACTS: &str = r#"(() => {
   const q = (s) => Array.from(document.querySelectorAll(s));
   const text = (s) => q(s).map((e) => e.textContent.trim());
   const card = (tag) => q(`article[data-result="${tag}"]`).length;
+  // A diff line's text: after its numbers, without its sign.
+  const line = (r) => Array.from(r.childNodes).filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').slice(2);
   return {
     resultTags: Array.from(new Set(q('article.call').map((a) => a.dataset.result))).sort(),
     callTags: Array.from(new Set(q('article.call').map((a) => a.dataset.call))).sort(),
@@ -118,15 +151,15 @@ const FACTS: &str = r#"(() => {
     searchCounts: text('.result.t-search .chip.trunc'),
     searchCut: text('.result.t-search p.cut'),
     searchFiles: q('.result.t-search .file').length,
-    paths: q('.result.t-search table.paths td.x').length,
-    readWindow: text('.result.t-read .win .wl'),
-    readLines: q('.result.t-read table.src tr').map((r) => r.cells[0].textContent),
+    paths: q('.result.t-search pre.paths').map((p) => p.textContent.split('\n').length).reduce((a, b) => a + b, 0),
+    readWindow: text('.result.t-read .wl'),
+    readLines: text('.result.t-read pre.src i'),
     readMore: text('.result.t-read p.cut'),
-    added: text('table.diff tr.add td.x'),
-    removed: text('table.diff tr.del td.x'),
-    addedNumbers: q('table.diff:not(.bare) tr.add').map((r) => r.cells[1].textContent),
-    removedNumbers: q('table.diff:not(.bare) tr.del').map((r) => r.cells[0].textContent),
-    hunks: text('table.diff tr.hh'),
+    added: q('pre.diff .r.add').map(line),
+    removed: q('pre.diff .r.del').map(line),
+    addedNumbers: q('pre.diff:not(.bare) .r.add').map((r) => r.children[1].textContent),
+    removedNumbers: q('pre.diff:not(.bare) .r.del').map((r) => r.children[0].textContent),
+    hunks: text('pre.diff .r.hh'),
     newFile: text('.chip.info').filter((t) => t === 'new file').length,
     web: text('.result.t-web .chip'),
     webUrls: text('.result.t-web code.url'),

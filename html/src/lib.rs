@@ -23,17 +23,29 @@
 //! - **Readable without scripts**: calls are `<details>` elements, open by
 //!   default; long bodies fold under "N more lines" the same way. The one
 //!   small script only adds *Expand all*, *Collapse all* and *Errors only*.
+//! - **Every call drawn**: a page of up to 500 calls draws every call as it
+//!   loads, so print, a full-page screenshot and the rendered text
+//!   (`innerText`) hold them all. A longer page draws its calls a hundred at
+//!   a time as they come into view (`content-visibility`; drawing them all
+//!   at once takes a browser tens of seconds), prints every call, and find
+//!   in page, select all and screen readers reach every one; its header
+//!   says so.
 //! - **Truncation is never hidden**: a search card says "100 shown of 243",
 //!   a read card "lines 1–12 of 44" (with a bar for the window's place in the
 //!   file), a fetch "truncated"; and where the page itself stops drawing
-//!   (over 5,000 rows or 256 KB of text in one card, 16 KB in one line) it
-//!   says how much it left out.
+//!   it says how much it left out. A card draws at most 5,000 rows and
+//!   256 KB of text (16 KB of a line); on a page of more than 32 calls each
+//!   card draws its share of the page's budget (never less than 24 rows and
+//!   2 KB), so that 10,000 calls make a page of under 20 MB.
+//! - **Lean**: icons are CSS masks, numbered lines are text, and the log's
+//!   own text (arguments as sent, meta, the content the model read) is
+//!   folded under each call only where it adds to the cards.
 //!
 //! How each tag is drawn:
 //!
 //! | card | drawn as |
 //! |---|---|
-//! | generic call | kind icon, title, kind and locations, the raw input as pretty JSON, content |
+//! | generic call | kind icon, title, kind and locations, the raw input (a few short arguments on one line, else keys and values; arguments that were not JSON as the text sent), content |
 //! | terminal call | `$ command` as the title, working directory, description |
 //! | diff call / result | per file: hunks, added and removed lines coloured, `+a −r`; line numbers only where the card says where its texts start (`oldStart`, `newStart`), none otherwise; `oldText: null` is a new file, all added |
 //! | generic result | title and content (text folded after 16 lines; images as placeholders) |

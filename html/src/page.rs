@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::cards::{self, ResultContext, chip, icon, line_text, text_block};
+use super::cards::{self, Limits, ResultContext, chip, content_text, line_text, log_part};
 use super::csp;
 use super::session::{Placed, Session, SessionCall, SessionCounts, place};
 use super::text::{escape, escape_attr, plural, thousands};
@@ -15,24 +15,110 @@ use toolprism_core::replay::{ReplayProblem, ReplayedEntry};
 /// their depth.
 const MAX_INDENT: usize = 8;
 
+/// Pages of up to this many calls draw every call as they load, so print,
+/// a full-page screenshot and anything reading the rendered text
+/// (`innerText`) see every call. Drawing costs about a millisecond of a
+/// browser's time per call, and a page that is all drawn answers every
+/// click by laying out all of it again: a longer page draws its calls as
+/// they come into view (`content-visibility: auto`, a chunk of [`CHUNK`]
+/// calls at a time), prints every call (the print stylesheet draws them
+/// all), and find in page, select all and screen readers reach every call;
+/// its header says so.
+const LAZY_FROM: usize = 500;
+
+/// Calls per chunk drawn at once on a long page: one chunk is drawn in a
+/// fraction of a second, and the browser tracks a hundred times fewer
+/// boxes than one per call.
+const CHUNK: usize = 100;
+
 /// The page for `session`: one self-contained HTML document.
 pub(crate) fn session_page(session: &Session<'_>) -> String {
     let counts = session.counts();
     let placed = place(&session.calls);
+    // Every call is drawn; on a long page each draws its share (Limits).
+    let lim = Limits::for_page(session.calls.len());
     let mut out = String::with_capacity(16 * 1024 + session.calls.len() * 1500);
     head(&mut out, session);
     header(&mut out, session, &counts, &placed);
     problems(&mut out, session.problems);
-    out.push_str("<main class=\"calls\">");
+    // A long page draws its calls as they come into view, a chunk at a
+    // time (see LAZY_FROM); a shorter one draws every call as it loads.
+    let lazy = placed.len() > LAZY_FROM;
+    out.push_str(if lazy {
+        "<main class=\"calls lazy\">"
+    } else {
+        "<main class=\"calls\">"
+    });
     if placed.is_empty() {
         out.push_str("<p class=\"empty\">This log holds no calls.</p>");
     }
-    for (n, p) in placed.iter().enumerate() {
-        call(&mut out, n + 1, p, &session.calls[p.index]);
+    if lazy {
+        for (c, chunk) in placed.chunks(CHUNK).enumerate() {
+            // The chunk's height until it is drawn, estimated from what it
+            // draws: a good guess keeps the scroll bar right and a link to
+            // a call from landing elsewhere once the calls above are drawn.
+            let start = out.len();
+            let mut height = 0;
+            for (i, p) in chunk.iter().enumerate() {
+                let at = out.len();
+                call(&mut out, c * CHUNK + i + 1, p, &session.calls[p.index], lim);
+                height += estimated_height(&out[at..]);
+            }
+            out.insert_str(
+                start,
+                &format!("<div class=\"chunk\" style=\"contain-intrinsic-size:auto {height}px\">"),
+            );
+            out.push_str("</div>");
+        }
+    } else {
+        for (n, p) in placed.iter().enumerate() {
+            call(&mut out, n + 1, p, &session.calls[p.index], lim);
+        }
     }
     out.push_str("</main>");
     footer(&mut out);
     out
+}
+
+/// About how tall a call's markup is drawn, in CSS pixels: its lines of
+/// text and its boxes, leaving out what is folded (a closed `<details>`
+/// past its summary).
+fn estimated_height(html: &str) -> usize {
+    let (mut lines, mut boxes) = (0usize, 0usize);
+    let mut folded = 0usize;
+    let mut rest = html;
+    while let Some(at) = rest.find(['<', '\n']) {
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix('\n') {
+            lines += usize::from(folded == 0);
+            rest = after;
+            continue;
+        }
+        let end = tail.find('>').map_or(tail.len(), |i| i + 1);
+        let tag = &tail[..end];
+        if tag.starts_with("<details") && !tag.contains(" open") {
+            folded += 1;
+            boxes += usize::from(folded == 1);
+        } else if tag == "</details>" {
+            folded = folded.saturating_sub(1);
+        } else if folded == 0
+            && [
+                "<div",
+                "<p",
+                "<pre",
+                "<section",
+                "<span class=\"r",
+                "<dl",
+                "<summary",
+            ]
+            .iter()
+            .any(|t| tag.starts_with(t))
+        {
+            boxes += 1;
+        }
+        rest = &tail[end..];
+    }
+    24 + 19 * lines + 22 * boxes
 }
 
 fn head(out: &mut String, session: &Session<'_>) {
@@ -171,6 +257,19 @@ fn header(out: &mut String, session: &Session<'_>, counts: &SessionCounts, place
         }
         out.push_str("</div>");
     }
+    if placed.len() > LAZY_FROM {
+        out.push_str("<p class=\"lazy-note\">");
+        escape(
+            out,
+            &format!(
+                "{} calls: each draws a share of the page's limits, and calls are drawn as they come into view. \
+                 Print draws every call; find in page and select all reach them all; \
+                 a screenshot or the page's rendered text holds the calls drawn so far.",
+                thousands(placed.len() as u64)
+            ),
+        );
+        out.push_str("</p>");
+    }
     // Shown by the script only: without it, every call is open already.
     out.push_str(
         "<nav id=\"tb\" class=\"toolbar\" hidden>\
@@ -186,7 +285,6 @@ fn problems(out: &mut String, problems: &[ReplayProblem]) {
         return;
     }
     out.push_str("<section class=\"problems\"><h2>");
-    icon(out, "error");
     escape(
         out,
         &format!(
@@ -208,7 +306,7 @@ fn problems(out: &mut String, problems: &[ReplayProblem]) {
     out.push_str("</ul></section>");
 }
 
-fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
+fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, lim: Limits) {
     let entry = call.entry;
     let failed = entry.has_result() && entry.is_error;
     let code = failed.then(|| {
@@ -220,6 +318,7 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
     let cx = ResultContext {
         error_code: code,
         call_title: Some(cards::call_title(&entry.call_card)),
+        limits: lim,
     };
     let depth = placed.depth.min(MAX_INDENT);
     out.push_str("<article class=\"call d");
@@ -257,9 +356,7 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
             &format!("depth {}", thousands(placed.depth as u64)),
         );
     }
-    out.push_str("<span class=\"head\">");
     cards::call_head(out, &entry.call_card);
-    out.push_str("</span>");
     // The tool's name, as text (a generic card's title often is the name).
     if cards::call_title(&entry.call_card) != entry.name {
         out.push_str("<span class=\"tool\">");
@@ -283,17 +380,12 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
     if placed.in_loop {
         out.push_str("<p class=\"cut\">Its parent calls form a loop (a corrupt log): drawn at the top level.</p>");
     }
-    let start = out.len();
     match (&entry.call_card, &entry.result_card) {
         // A diff call whose result is the same diff: drawn once, below.
         (CallCard::Diff(call), Some(ResultCard::Diff(result))) if call.diffs == result.diffs => {
             out.push_str("<p class=\"none\">The change it proposed is the one drawn in its result below.</p>");
         }
-        (card, _) => cards::call_body(out, card),
-    }
-    if out.len() > start {
-        out.insert_str(start, "<div class=\"callbody\">");
-        out.push_str("</div>");
+        (card, _) => cards::call_body(out, card, lim),
     }
     match &entry.result_card {
         Some(card) => cards::result_card(out, card, &cx),
@@ -302,59 +394,90 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
              <div class=\"bd\"><p class=\"none\">The session ended while this call ran, or its result line was lost.</p></div></section>",
         ),
     }
-    raw(out, entry);
+    raw(out, entry, lim);
     out.push_str("</div></details></article>");
 }
 
-/// What the log holds for the call, folded: arguments, meta, and the
-/// content the model read when the result card is not that content.
-fn raw(out: &mut String, entry: &ReplayedEntry) {
-    out.push_str("<details class=\"raw\"><summary>log · ");
+/// What the log holds for the call, folded, as the log holds it: the
+/// arguments as sent, the meta as JSON, and the content the model read
+/// when the result card does not already show it (a terminal card's output
+/// is the content but for its status line: only that rest is drawn). Each
+/// part draws at most a quarter of a card's text; the rest is said (the
+/// log holds it). With nothing to add, only where the call is in the log.
+fn raw(out: &mut String, entry: &ReplayedEntry, lim: Limits) {
+    let mut where_ = String::from("log · ");
     match entry.result_line {
-        Some(result) => escape(
-            out,
-            &format!(
-                "lines {}–{}",
-                thousands(entry.call_line as u64),
-                thousands(result as u64)
-            ),
-        ),
-        None => escape(out, &format!("line {}", thousands(entry.call_line as u64))),
+        Some(result) => where_.push_str(&format!(
+            "lines {}–{}",
+            thousands(entry.call_line as u64),
+            thousands(result as u64)
+        )),
+        None => where_.push_str(&format!("line {}", thousands(entry.call_line as u64))),
     }
-    out.push_str(" · id <code>");
-    line_text(out, &entry.call_id);
-    out.push_str("</code></summary><div class=\"lbl\">arguments</div>");
-    let parsed = serde_json::from_str::<serde_json::Value>(&entry.arguments).ok();
-    let shown_above = match (&entry.call_card, &parsed) {
-        (CallCard::Generic(card), Some(args)) => card.raw_input.as_ref() == Some(args),
+    where_.push_str(" · id ");
+    let max = (lim.text / 4).max(512);
+    let mut parts = String::new();
+    let shown_above = match &entry.call_card {
+        CallCard::Generic(card) => card.raw_input.as_ref().is_some_and(|input| {
+            serde_json::from_str::<serde_json::Value>(&entry.arguments)
+                .ok()
+                .as_ref()
+                == Some(input)
+        }),
         _ => false,
     };
-    match parsed {
-        _ if shown_above => out.push_str("<p class=\"none\">the call card's input, above</p>"),
-        Some(value) if !cards::depth_exceeds(&value, 128) => {
-            let pretty =
-                serde_json::to_string_pretty(&value).unwrap_or_else(|_| entry.arguments.clone());
-            text_block(out, "json", &pretty);
-        }
-        _ => text_block(out, "json", &entry.arguments),
+    if !shown_above {
+        log_part(&mut parts, "arguments", &entry.arguments, max);
     }
     if let Some(meta) = &entry.meta {
-        out.push_str("<div class=\"lbl\">meta</div>");
-        let pretty = serde_json::to_string_pretty(meta).unwrap_or_else(|e| e.to_string());
-        text_block(out, "json", &pretty);
+        log_part(&mut parts, "meta", &meta.to_string(), max);
     }
-    let card_is_content = entry
-        .result_card
-        .as_ref()
-        .is_some_and(|c| matches!(c, ResultCard::Generic(_)));
-    if entry.has_result() && !card_is_content {
-        out.push_str("<div class=\"lbl\">content (what the model read)</div>");
-        if entry.content.is_empty() {
-            out.push_str("<p class=\"none\">no content</p>");
+    const CONTENT: &str = "content (what the model read)";
+    match &entry.result_card {
+        _ if !entry.has_result() => {}
+        // The card is the content.
+        Some(ResultCard::Generic(_)) => {}
+        _ if entry.content.is_empty() => {
+            parts.push_str("<b>");
+            parts.push_str(CONTENT);
+            parts.push_str("</b>\n<i>no content</i>\n");
         }
-        cards::content_blocks(out, &entry.content);
+        card => {
+            let text = content_text(&entry.content);
+            let output = match card {
+                Some(ResultCard::Terminal(t)) => t.output.as_deref().filter(|o| !o.is_empty()),
+                _ => None,
+            };
+            match output.and_then(|o| text.strip_prefix(o)) {
+                Some(rest) if rest.trim().is_empty() => {
+                    parts.push_str("<b>");
+                    parts.push_str(CONTENT);
+                    parts.push_str("</b>\n<i>the card's output, above</i>\n");
+                }
+                Some(rest) => {
+                    let rest = rest.trim_start_matches('\n');
+                    let label = format!("{CONTENT}: the card's output, above, then");
+                    log_part(&mut parts, &label, rest, max);
+                }
+                None => log_part(&mut parts, CONTENT, &text, max),
+            }
+        }
     }
-    out.push_str("</details>");
+    if parts.is_empty() {
+        out.push_str("<p class=\"logref\">");
+        escape(out, &where_);
+        out.push_str("<code>");
+        line_text(out, &entry.call_id);
+        out.push_str("</code></p>");
+        return;
+    }
+    out.push_str("<details class=\"raw\"><summary>");
+    escape(out, &where_);
+    out.push_str("<code>");
+    line_text(out, &entry.call_id);
+    out.push_str("</code></summary><pre class=\"log\">");
+    out.push_str(&parts);
+    out.push_str("</pre></details>");
 }
 
 fn footer(out: &mut String) {
@@ -367,4 +490,23 @@ fn footer(out: &mut String) {
     );
     out.push_str(csp::SCRIPT);
     out.push_str("</script></body></html>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimated_height;
+
+    #[test]
+    fn a_fold_counts_as_its_summary_not_its_lines() {
+        let lines = "<pre>1\n2\n3\n4\n5\n6\n7\n8</pre>";
+        let open = estimated_height(&format!("<div class=\"bd\">{lines}</div>"));
+        let folded = estimated_height(&format!(
+            "<div class=\"bd\"><details class=\"more\"><summary>8 more lines</summary>{lines}</details></div>"
+        ));
+        let call_open = estimated_height(&format!(
+            "<details class=\"c\" open><summary>1</summary>{lines}</details>"
+        ));
+        assert!(folded < open, "{folded} < {open}");
+        assert_eq!(call_open, open, "an open call's lines count");
+    }
 }

@@ -89,19 +89,22 @@ fn generic_call_card_shows_kind_icon_title_input_locations_and_content() {
         html.starts_with("<section class=\"tp card call t-generic\">"),
         "{html}"
     );
-    assert!(html.contains("href=\"#i-search\""), "kind icon: {html}");
-    assert!(html.contains("<span class=\"ttl\">Grep /TODO/</span>"));
+    // The kind's icon is a class on the title (a mask in the stylesheet).
+    assert!(
+        html.contains("<span class=\"ttl ic i-search\">Grep /TODO/</span>"),
+        "kind icon: {html}"
+    );
     assert!(html.contains("<code class=\"loc\">src/lib.rs:7</code>"));
     // The input as keys and values: strings as text, numbers as themselves,
     // nested values and multi-line strings as blocks.
     assert!(
-        html.contains("<dt>pattern</dt><dd><code class=\"s\">TODO</code></dd>"),
+        html.contains("<dt>pattern</dt><dd><code class=\"arg s\">TODO</code></dd>"),
         "{html}"
     );
-    assert!(html.contains("<dt>limit</dt><dd><code class=\"lit\">5</code></dd>"));
+    assert!(html.contains("<dt>limit</dt><dd><code class=\"arg lit\">5</code></dd>"));
     assert!(html.contains("\"x\": ["), "{html}");
-    assert!(html.contains("<pre>a\nb</pre>"), "{html}");
-    assert!(html.contains("<pre>note</pre>"));
+    assert!(html.contains("<pre class=\"tx json\">a\nb</pre>"), "{html}");
+    assert!(html.contains("<pre class=\"tx out\">note</pre>"));
     // A few short scalars fit on one line.
     let short = CallCard::generic(
         "Read",
@@ -109,15 +112,16 @@ fn generic_call_card_shows_kind_icon_title_input_locations_and_content() {
         Some(json!({"path": "src/lib.rs", "offset": 1, "all": true})),
     );
     let html = html::call_card(&short);
-    assert!(html.contains("<span class=\"arg\"><span class=\"k\">path</span> <code class=\"s\">src/lib.rs</code></span>"), "{html}");
-    assert!(html.contains(
-        "<span class=\"arg\"><span class=\"k\">all</span> <code class=\"lit\">true</code></span>"
-    ));
+    assert!(
+        html.contains("<code class=\"arg s\"><b>path</b> src/lib.rs</code>"),
+        "{html}"
+    );
+    assert!(html.contains("<code class=\"arg lit\"><b>all</b> true</code>"));
     assert!(!html.contains("<dl"));
     // Every kind has its own icon.
     for kind in ToolKind::ALL {
         let card = CallCard::generic("t", Some(kind), None);
-        assert!(html::call_card(&card).contains(&format!("#i-{}", kind.as_str())));
+        assert!(html::call_card(&card).contains(&format!("ic i-{}\"", kind.as_str())));
     }
 }
 
@@ -129,10 +133,9 @@ fn terminal_call_card_is_the_command_with_its_directory() {
         cwd: Some("/work/app".into()),
     });
     let html = html::call_card(&card);
-    assert!(html.contains("<code class=\"ttl cmd\"><span class=\"ps\">$ </span>cargo test</code>"));
-    assert!(html.contains("<code>/work/app</code>"));
+    assert!(html.contains("<code class=\"ttl cmd ic i-execute\">$ cargo test</code>"));
+    assert!(html.contains("<span class=\"cwd\">in <code>/work/app</code></span>"));
     assert!(html.contains("run the tests"));
-    assert!(html.contains("#i-execute"));
 }
 
 #[test]
@@ -151,24 +154,22 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
     });
     let html = html::result_card(&card);
     // Two hunks in a.txt (the changes are far apart), one in new.md.
-    assert_eq!(html.matches("<tr class=\"hh\">").count(), 3, "{html}");
+    assert_eq!(html.matches("<span class=\"r hh\">").count(), 3, "{html}");
     assert!(html.contains("@@ -7,7 +7,7 @@"), "{html}");
     assert!(html.contains("@@ -22,7 +22,6 @@"), "{html}");
-    assert!(html.contains(
-        "<tr class=\"del\"><td class=\"n\">10</td><td class=\"n\"></td><td class=\"g\">-</td><td class=\"x\">line 10</td></tr>"
-    ), "{html}");
-    assert!(html.contains(
-        "<tr class=\"add\"><td class=\"n\"></td><td class=\"n\">10</td><td class=\"g\">+</td><td class=\"x\">line ten</td></tr>"
-    ));
-    assert!(html.contains(
-        "<tr class=\"ctx\"><td class=\"n\">11</td><td class=\"n\">11</td><td class=\"g\"> </td><td class=\"x\">line 11</td></tr>"
-    ));
+    // Each line with its old and new number, and its sign.
+    assert!(
+        html.contains("<span class=\"r del\"><i>10</i><i></i>- line 10</span>"),
+        "{html}"
+    );
+    assert!(html.contains("<span class=\"r add\"><i></i><i>10</i>+ line ten</span>"));
+    assert!(html.contains("<span class=\"r\"><i>11</i><i>11</i>  line 11</span>"));
     // The create: a "new file" mark, every line added and numbered, none removed.
     let new_file = &html[html.find("new.md").unwrap()..];
     assert!(new_file.contains("new file"));
     assert!(new_file.contains("@@ -0,0 +1,3 @@"));
-    assert_eq!(new_file.matches("<tr class=\"add\">").count(), 3);
-    assert_eq!(new_file.matches("<tr class=\"del\">").count(), 0);
+    assert_eq!(new_file.matches("<span class=\"r add\">").count(), 3);
+    assert_eq!(new_file.matches("<span class=\"r del\">").count(), 0);
     // The totals: +1 −2 in a.txt, +3 in new.md.
     assert!(
         html.contains("<span class=\"chip add\">+4</span><span class=\"chip del\">−2</span>"),
@@ -194,13 +195,12 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
         diffs: vec![hunk().with_starts(Some(17), Some(17))],
     }));
     assert!(placed.contains("@@ -17,7 +17,7 @@"), "{placed}");
-    assert!(placed.contains(
-        "<tr class=\"del\"><td class=\"n\">20</td><td class=\"n\"></td><td class=\"g\">-</td><td class=\"x\">port = 8080</td></tr>"
-    ), "{placed}");
-    assert!(placed.contains(
-        "<tr class=\"add\"><td class=\"n\"></td><td class=\"n\">20</td><td class=\"g\">+</td><td class=\"x\">port = 9090</td></tr>"
-    ));
-    assert!(placed.contains("<td class=\"n\">23</td><td class=\"n\">23</td>"));
+    assert!(
+        placed.contains("<span class=\"r del\"><i>20</i><i></i>- port = 8080</span>"),
+        "{placed}"
+    );
+    assert!(placed.contains("<span class=\"r add\"><i></i><i>20</i>+ port = 9090</span>"));
+    assert!(placed.contains("<span class=\"r\"><i>23</i><i>23</i>  s23</span>"));
     // The same hunk from a log written before cards said where hunks
     // start: no line number at all, rather than numbers from 1.
     let unplaced = html::result_card(&ResultCard::Diff(DiffResult {
@@ -208,11 +208,13 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
         diffs: vec![hunk()],
     }));
     assert!(!unplaced.contains("@@"), "{unplaced}");
-    assert!(!unplaced.contains("<td class=\"n\">"), "{unplaced}");
+    assert!(!unplaced.contains("<i>"), "{unplaced}");
     assert!(
-        unplaced.contains(
-            "<tr class=\"del\"><td class=\"g\">-</td><td class=\"x\">port = 8080</td></tr>"
-        ),
+        unplaced.contains("<pre class=\"diff bare\"><span class=\"r\">  s17</span>"),
+        "{unplaced}"
+    );
+    assert!(
+        unplaced.contains("<span class=\"r del\">- port = 8080</span>"),
         "{unplaced}"
     );
     // A call card's diff comes from the arguments, which say no line:
@@ -228,12 +230,9 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
         )],
         locations: None,
     }));
+    assert!(!call.contains("<i>") && !call.contains("@@"), "{call}");
     assert!(
-        !call.contains("<td class=\"n\">") && !call.contains("@@"),
-        "{call}"
-    );
-    assert!(
-        call.contains("<tr class=\"hh\"><td colspan=\"2\">⋯ 4 unchanged lines</td></tr>"),
+        call.contains("<span class=\"r hh\">⋯ 4 unchanged lines</span>"),
         "{call}"
     );
 }
@@ -245,10 +244,7 @@ fn a_command_is_marked_by_its_card_status_never_by_its_output() {
         ok.contains("<span class=\"chip good exit\">exit code 0</span>"),
         "{ok}"
     );
-    assert!(
-        ok.contains("<div class=\"tx out term\"><pre>hi</pre></div>"),
-        "{ok}"
-    );
+    assert!(ok.contains("<pre class=\"tx out term\">hi</pre>"), "{ok}");
     let three = html::result_card(&terminal("", Some(ExitStatus::Code(3))));
     assert!(three.contains("<span class=\"chip bad exit\">exit code 3</span>"));
     assert!(three.contains("no output"));
@@ -352,7 +348,7 @@ fn arguments_that_were_not_json_are_shown_as_sent() {
     );
     let html = html::call_card(&card);
     assert!(
-        html.contains("<pre>{\"path\": \"src/lib.rs\", oops</pre>"),
+        html.contains("<pre class=\"tx json\">{\"path\": \"src/lib.rs\", oops</pre>"),
         "{html}"
     );
     assert!(
@@ -447,7 +443,7 @@ fn search_cards_say_how_many_of_how_many() {
             "<code class=\"path\">b.rs</code><span class=\"chip muted\">40 matches</span>"
         )
     );
-    assert!(html.contains("<td class=\"n\">80</td><td class=\"x\">TODO b40</td>"));
+    assert!(html.contains("<i>80</i> TODO b40"), "{html}");
 
     let paths = ResultCard::Search(
         SearchResult::paths(vec!["x".into(), "y".into(), "z".into()], 3).unwrap(),
@@ -455,7 +451,10 @@ fn search_cards_say_how_many_of_how_many() {
     let html = html::result_card(&paths);
     assert!(html.contains("all 3 paths shown"), "{html}");
     assert!(!html.contains("trunc"));
-    assert_eq!(html.matches("<code class=\"path\">").count(), 3);
+    assert!(
+        html.contains("<pre class=\"src paths\">x\ny\nz</pre>"),
+        "{html}"
+    );
     let empty = ResultCard::Search(SearchResult::paths(vec![], 0).unwrap());
     assert!(html::result_card(&empty).contains("no paths"));
 }
@@ -477,16 +476,16 @@ fn read_card_shows_numbered_lines_and_the_window_in_the_file() {
         content: None,
     });
     let html = html::result_card(&card);
+    // The window, over a bar of its place in the file.
     assert!(
-        html.contains("<span class=\"wl\">lines 1–12 of 44</span>"),
+        html.contains("<span class=\"wl\" style=\"--l:0.0%;--w:27.3%\">lines 1–12 of 44</span>"),
         "{html}"
     );
-    assert!(
-        html.contains("style=\"left:0.0%;width:27.3%\""),
-        "the bar: {html}"
-    );
     assert!(html.contains("<span class=\"chip muted lang\">rust</span>"));
-    assert!(html.contains("<td class=\"n\">12</td><td class=\"x\">line 12</td>"));
+    assert!(
+        html.contains("<i>11</i> line 11\n<i>12</i> line 12</pre>"),
+        "{html}"
+    );
     assert!(html.contains("32 more lines after line 12 not in this window."));
     // A window past the end, and the last window.
     let past = ResultCard::Read(ReadResult {
@@ -580,7 +579,7 @@ fn generic_result_shows_content_and_images_as_placeholders() {
     );
     let html = html::result_card(&card);
     assert!(html.contains("<span class=\"ttl\">Screenshot</span>"));
-    assert!(html.contains("<pre>taken</pre>"));
+    assert!(html.contains("<pre class=\"tx out\">taken</pre>"));
     assert!(
         html.contains("<code>image/png</code> · 12 bytes · not drawn"),
         "{html}"
@@ -958,13 +957,12 @@ fn the_page_escapes_ids_names_codes_arguments_meta_content_problems_and_title() 
     ] {
         assert!(page.contains(&escaped), "{what} is not escaped:\n{page}");
     }
-    // Arguments and meta as pretty JSON text; arguments that are not JSON as sent.
-    assert!(page.contains("\"a\": \"&lt;script&gt;"), "{page}");
-    assert!(page.contains("\"m\": \"&lt;script&gt;"), "{page}");
+    // Arguments as sent and meta as JSON, as the log holds them; arguments
+    // that are not JSON as sent too.
+    assert!(page.contains("{\"a\":\"&lt;script&gt;"), "{page}");
+    assert!(page.contains("\"m\":\"&lt;script&gt;"), "{page}");
     assert!(
-        page.contains(&format!(
-            "<div class=\"lbl\">arguments</div><div class=\"tx json\"><pre>{ESCAPED}</pre>"
-        )),
+        page.contains(&format!("<b>arguments</b>\n{ESCAPED}\n")),
         "{page}"
     );
     // The error code's link target is ours, not the code.
@@ -1141,8 +1139,8 @@ fn nested_calls_are_indented_under_their_parent_in_order() {
         .map(|(at, _)| {
             let rest = &page[at + "<article class=\"call ".len()..];
             let depth = &rest[..2];
-            let title_at =
-                rest.find("<span class=\"ttl\">").unwrap() + "<span class=\"ttl\">".len();
+            let open = "<span class=\"ttl ic i-other\">";
+            let title_at = rest.find(open).unwrap() + open.len();
             let title = &rest[title_at..title_at + rest[title_at..].find('<').unwrap()];
             (depth, title)
         })
@@ -1241,7 +1239,7 @@ fn write_session_draws_the_log_and_its_problems() {
         page.contains("exit code 2"),
         "the echo tool's card is drawn"
     );
-    assert!(page.contains("$ </span>make"));
+    assert!(page.contains("\">$ make</code>"));
 }
 
 #[test]
@@ -1301,11 +1299,24 @@ fn the_page_is_self_contained_and_locked_down() {
         "{csp}"
     );
     assert!(csp.contains("base-uri &#39;none&#39;; form-action &#39;none&#39;"));
-    // Nothing that loads: no src, no external href, no @import or url().
+    // Nothing that loads: no src, no external href, no @import, and no
+    // url() but to a mask of the page's own (its icons).
     for needle in [
-        " src=", "http://", "https://", "@import", "url(", "<link", "<img", "<iframe",
+        " src=", "http://", "https://", "@import", "<link", "<img", "<iframe",
     ] {
         assert!(!page.contains(needle), "{needle} in the page");
+    }
+    let urls: Vec<&str> = page
+        .match_indices("url(")
+        .map(|(at, _)| &page[at..at + page[at..].find(')').unwrap() + 1])
+        .collect();
+    assert!(!urls.is_empty());
+    for url in urls {
+        assert!(
+            url.starts_with("url(#m-")
+                && page.contains(&format!("<mask id=\"{}\"", &url[5..url.len() - 1])),
+            "{url} is not one of the page's masks"
+        );
     }
     for (at, _) in page.match_indices("href=\"") {
         let target = &page[at + 6..];

@@ -7,11 +7,11 @@ use serde_json::Value;
 use super::blocks::content_blocks;
 use super::diff::file_diffs;
 use super::input::{input_block, is_short, scalar};
-use super::{icon, kind_icon, line_text, wrap_body};
+use super::{Limits, kind_icon, line_text, wrap_body};
 use toolprism_core::card::{CallCard, DiffCall, GenericCall, Location, TerminalCall, ToolKind};
 
 /// The icon a call card gets: a generic card's kind, else its tag's.
-pub(super) fn call_icon(card: &CallCard) -> &'static str {
+fn call_icon(card: &CallCard) -> &'static str {
     match card {
         CallCard::Generic(GenericCall { kind, .. }) => kind_icon(kind.unwrap_or_default()),
         CallCard::Terminal(_) => kind_icon(ToolKind::Execute),
@@ -28,17 +28,21 @@ pub(crate) fn call_title(card: &CallCard) -> &str {
     }
 }
 
-/// The head of a call card: icon and title (a command is set as one).
+/// The head of a call card: the title with its icon (a command is set as
+/// one, after a `$ `).
 pub(crate) fn call_head(out: &mut String, card: &CallCard) {
-    icon(out, call_icon(card));
     match card {
         CallCard::Terminal(TerminalCall { title, .. }) => {
-            out.push_str("<code class=\"ttl cmd\"><span class=\"ps\">$ </span>");
+            out.push_str("<code class=\"ttl cmd ic ");
+            out.push_str(call_icon(card));
+            out.push_str("\">$ ");
             line_text(out, title);
             out.push_str("</code>");
         }
         _ => {
-            out.push_str("<span class=\"ttl\">");
+            out.push_str("<span class=\"ttl ic ");
+            out.push_str(call_icon(card));
+            out.push_str("\">");
             line_text(out, call_title(card));
             out.push_str("</span>");
         }
@@ -46,7 +50,8 @@ pub(crate) fn call_head(out: &mut String, card: &CallCard) {
 }
 
 /// The body of a call card; nothing when it has nothing beyond its head.
-pub(crate) fn call_body(out: &mut String, card: &CallCard) {
+pub(crate) fn call_body(out: &mut String, card: &CallCard, lim: Limits) {
+    let start = out.len();
     match card {
         CallCard::Generic(GenericCall {
             title: _,
@@ -55,7 +60,6 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard) {
             content,
             locations,
         }) => {
-            let start = out.len();
             // A few short scalar arguments fit on one line, with the locations.
             let inline = raw_input.as_ref().and_then(Value::as_object).filter(|map| {
                 !map.is_empty()
@@ -66,32 +70,26 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard) {
                 out.push_str("<div class=\"facts\">");
                 locations_list(out, locations.as_deref());
                 for (key, value) in inline.into_iter().flatten() {
-                    out.push_str("<span class=\"arg\"><span class=\"k\">");
-                    line_text(out, key);
-                    out.push_str("</span> ");
-                    scalar(out, value);
-                    out.push_str("</span>");
+                    scalar(out, Some(key), value);
                 }
                 out.push_str("</div>");
             }
             if let Some(input) = raw_input.as_ref().filter(|_| inline.is_none()) {
-                input_block(out, input);
+                input_block(out, input, lim);
             }
             if let Some(content) = content {
-                content_blocks(out, content);
+                content_blocks(out, content, lim);
             }
-            wrap_body(out, start);
         }
         CallCard::Terminal(TerminalCall {
             title: _,
             description,
             cwd,
         }) => {
-            let start = out.len();
             if description.is_some() || cwd.is_some() {
                 out.push_str("<div class=\"facts\">");
                 if let Some(cwd) = cwd {
-                    out.push_str("<span class=\"cwd\"><span class=\"k\">in</span> <code>");
+                    out.push_str("<span class=\"cwd\">in <code>");
                     line_text(out, cwd);
                     out.push_str("</code></span>");
                 }
@@ -102,14 +100,12 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard) {
                 }
                 out.push_str("</div>");
             }
-            wrap_body(out, start);
         }
         CallCard::Diff(DiffCall {
             title: _,
             diffs,
             locations,
         }) => {
-            let start = out.len();
             // A location that only names a file of the diff says nothing new.
             let locations: Vec<Location> = locations
                 .iter()
@@ -122,10 +118,10 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard) {
                 locations_list(out, Some(&locations));
                 out.push_str("</div>");
             }
-            file_diffs(out, diffs);
-            wrap_body(out, start);
+            file_diffs(out, diffs, lim);
         }
     }
+    wrap_body(out, start);
 }
 
 fn locations_list(out: &mut String, locations: Option<&[Location]>) {
@@ -144,11 +140,11 @@ fn locations_list(out: &mut String, locations: Option<&[Location]>) {
 pub(crate) fn call_card(out: &mut String, card: &CallCard) {
     out.push_str("<section class=\"tp card call t-");
     out.push_str(card.tag());
-    out.push_str("\"><div class=\"hd\">");
-    call_head(out, card);
-    out.push_str("<span class=\"tag\">");
+    out.push_str("\"><div class=\"hd\" data-tag=\"");
     out.push_str(card.tag());
-    out.push_str("</span></div>");
-    call_body(out, card);
+    out.push_str("\">");
+    call_head(out, card);
+    out.push_str("</div>");
+    call_body(out, card, Limits::FULL);
     out.push_str("</section>");
 }

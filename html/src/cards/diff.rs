@@ -2,8 +2,8 @@
 //! the card says where they are, added and removed lines marked, and the
 //! counts.
 
-use super::blocks::{Budget, Table, fold_point, not_drawn};
-use super::{chip, line_text};
+use super::blocks::{Budget, Rows, fold_point, not_drawn};
+use super::{Limits, chip, line_text};
 use crate::line_diff::{self, Line};
 use crate::text::{escape, plural, thousands};
 use toolprism_core::card::FileDiff;
@@ -36,7 +36,7 @@ pub(super) fn diff_counts(diffs: &[FileDiff]) -> (usize, usize) {
 /// and numbering an excerpt from 1 would show line numbers the card does
 /// not hold. Without them, the hunks are drawn unnumbered, with the
 /// unchanged lines of the excerpt between them counted.
-pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
+pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff], lim: Limits) {
     if diffs.is_empty() {
         out.push_str("<p class=\"none\">no files changed</p>");
     }
@@ -69,12 +69,14 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
             out.push_str("<p class=\"cut\">Too large to align line by line: the changed part is shown as removed, then added.</p>");
         }
         let place = Place::of(file);
-        let total: usize = d.hunks.iter().map(|h| h.lines.len() + 1).sum();
+        let lines: usize = d.hunks.iter().map(|h| h.lines.len()).sum();
+        // Rows, hunk headers counted.
+        let total = lines + d.hunks.len();
         let fold_at = fold_point(total, DIFF_WHOLE_ROWS, DIFF_HEAD_ROWS);
         let class = if place.is_some() { "diff" } else { "diff bare" };
-        let mut table = Table::new(out, class, fold_at, ("diff line", "diff lines"));
-        let mut budget = Budget::new();
-        let mut rows = 0usize;
+        let mut table = Rows::blocks(out, class, fold_at, ("diff line", "diff lines"));
+        let mut budget = Budget::new(lim);
+        let mut drawn = 0usize;
         let mut stopped = false;
         let mut old_seen = 0usize;
         'hunks: for hunk in &d.hunks {
@@ -109,52 +111,45 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff]) {
                 hunk.old_start - 1 + hunk.old_len
             };
             if let Some(header) = header {
-                let row = table.row(rows);
-                row.push_str(if place.is_some() {
-                    "<tr class=\"hh\"><td colspan=\"4\">"
-                } else {
-                    "<tr class=\"hh\"><td colspan=\"2\">"
-                });
+                let row = table.row();
+                row.push_str("<span class=\"r hh\">");
                 escape(row, &header);
-                row.push_str("</td></tr>");
-                rows += 1;
+                row.push_str("</span>");
             }
             for line in &hunk.lines {
                 let (class, old, new, sign, text) = match *line {
-                    Line::Same { old, new, text } => ("ctx", Some(old), Some(new), " ", text),
-                    Line::Removed { old, text } => ("del", Some(old), None, "-", text),
-                    Line::Added { new, text } => ("add", None, Some(new), "+", text),
+                    Line::Same { old, new, text } => ("r", Some(old), Some(new), "  ", text),
+                    Line::Removed { old, text } => ("r del", Some(old), None, "- ", text),
+                    Line::Added { new, text } => ("r add", None, Some(new), "+ ", text),
                 };
                 if !budget.take_row(text.len()) {
                     stopped = true;
                     break 'hunks;
                 }
-                let row = table.row(rows);
-                row.push_str("<tr class=\"");
+                let row = table.row();
+                row.push_str("<span class=\"");
                 row.push_str(class);
                 row.push_str("\">");
                 if let Some(place) = place {
-                    row.push_str("<td class=\"n\">");
+                    row.push_str("<i>");
                     if let Some(n) = old {
                         row.push_str(&place.old_line(n).to_string());
                     }
-                    row.push_str("</td><td class=\"n\">");
+                    row.push_str("</i><i>");
                     if let Some(n) = new {
                         row.push_str(&place.new_line(n).to_string());
                     }
-                    row.push_str("</td>");
+                    row.push_str("</i>");
                 }
-                row.push_str("<td class=\"g\">");
                 row.push_str(sign);
-                row.push_str("</td><td class=\"x\">");
                 line_text(row, text);
-                row.push_str("</td></tr>");
-                rows += 1;
+                row.push_str("</span>");
+                drawn += 1;
             }
         }
-        table.finish(rows);
+        table.finish();
         if stopped {
-            not_drawn(out, total - rows, "diff line", "diff lines");
+            not_drawn(out, lines - drawn, ("diff line", "diff lines"), lim);
         }
         if d.newline_at_end_changed {
             out.push_str("<p class=\"cut\">The newline at the end of the file changed too.</p>");

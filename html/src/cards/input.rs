@@ -5,43 +5,45 @@
 use serde_json::Value;
 
 use super::blocks::{Budget, not_drawn, text_block};
-use super::line_text;
+use super::{Limits, line_text};
 
 /// JSON nested deeper than this is not drawn (it cannot come from a log:
 /// serde_json reads no deeper).
-const MAX_JSON_DEPTH: usize = 128;
+pub(crate) const MAX_JSON_DEPTH: usize = 128;
 
 /// A call's input: an object as a grid of its keys and values (strings
 /// as text, numbers and booleans as themselves, long or multi-line
 /// strings and nested values as blocks); a string (arguments that were not
 /// JSON) as the text sent; anything else as JSON.
-pub(super) fn input_block(out: &mut String, input: &Value) {
+pub(super) fn input_block(out: &mut String, input: &Value, lim: Limits) {
     let map = match input {
         Value::Object(map) => map,
         // Arguments that were not JSON arrive as their text: shown as
         // sent, never as a JSON string with its quotes and escapes.
-        Value::String(text) => return text_block(out, "json", text),
-        _ => return json_block(out, input),
+        Value::String(text) => return text_block(out, "json", text, lim),
+        _ => return json_block(out, input, lim),
     };
     if map.is_empty() {
         out.push_str("<p class=\"none\">no arguments</p>");
         return;
     }
     out.push_str("<dl class=\"kv\">");
-    let mut budget = Budget::new();
+    let mut budget = Budget::new(lim);
     for (i, (key, value)) in map.iter().enumerate() {
         if !budget.take_row(key.len()) {
             out.push_str("</dl>");
-            not_drawn(out, map.len() - i, "argument", "arguments");
+            not_drawn(out, map.len() - i, ("argument", "arguments"), lim);
             return;
         }
         out.push_str("<dt>");
         line_text(out, key);
         out.push_str("</dt><dd>");
         match value {
-            Value::String(s) if s.len() > 200 || s.contains('\n') => text_block(out, "json", s),
-            Value::Array(_) | Value::Object(_) => json_block(out, value),
-            _ => scalar(out, value),
+            Value::String(s) if s.len() > 200 || s.contains('\n') => {
+                text_block(out, "json", s, lim)
+            }
+            Value::Array(_) | Value::Object(_) => json_block(out, value, lim),
+            _ => scalar(out, None, value),
         }
         out.push_str("</dd>");
     }
@@ -59,23 +61,27 @@ pub(super) fn is_short(key: &str, value: &Value) -> bool {
         }
 }
 
-/// A scalar argument: a string as its text, anything else as JSON.
-pub(super) fn scalar(out: &mut String, value: &Value) {
+/// A scalar argument, after its key when it has one: a string as its
+/// text, anything else as JSON (`<code class="arg lit"><b>limit</b> 5</code>`).
+pub(super) fn scalar(out: &mut String, key: Option<&str>, value: &Value) {
+    out.push_str(match value {
+        Value::String(_) => "<code class=\"arg s\">",
+        _ => "<code class=\"arg lit\">",
+    });
+    if let Some(key) = key {
+        out.push_str("<b>");
+        line_text(out, key);
+        out.push_str("</b> ");
+    }
     match value {
-        Value::String(s) => {
-            out.push_str("<code class=\"s\">");
-            line_text(out, s);
-        }
-        other => {
-            out.push_str("<code class=\"lit\">");
-            line_text(out, &other.to_string());
-        }
+        Value::String(s) => line_text(out, s),
+        other => line_text(out, &other.to_string()),
     }
     out.push_str("</code>");
 }
 
 /// A JSON value, pretty-printed as text.
-fn json_block(out: &mut String, value: &Value) {
+fn json_block(out: &mut String, value: &Value, lim: Limits) {
     if depth_exceeds(value, MAX_JSON_DEPTH) {
         out.push_str("<p class=\"cut\">The input nests deeper than ");
         out.push_str(&MAX_JSON_DEPTH.to_string());
@@ -83,7 +89,7 @@ fn json_block(out: &mut String, value: &Value) {
         return;
     }
     let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| e.to_string());
-    text_block(out, "json", &text);
+    text_block(out, "json", &text, lim);
 }
 
 /// Whether `value` nests deeper than `max`, checked without recursion.

@@ -6,20 +6,23 @@ use super::blocks::{content_blocks, text_block};
 use super::diff::{diff_counts, file_diffs};
 use super::read::{self, window_label};
 use super::web::{self, status_class};
-use super::{chip, icon, line_text, search, wrap_body};
+use super::{Limits, chip, line_text, search, wrap_body};
 use crate::text::{plural, thousands};
 use toolprism_core::card::{
     DiffResult, ExitStatus, GenericResult, ReadResult, ResultCard, TerminalResult, WebResult,
 };
 
 /// What the page knows of a result beyond its card: whether it failed,
-/// with which code, and the call card's title.
+/// with which code, the call card's title, and how much a card draws on
+/// this page.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ResultContext<'a> {
     pub error_code: Option<&'a str>,
     /// The call card's title, drawn just above: a result title equal to it
     /// is not drawn twice.
     pub call_title: Option<&'a str>,
+    /// How much the card draws.
+    pub limits: Limits,
 }
 
 /// The one fact a collapsed call shows about its result: class and text.
@@ -85,9 +88,10 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
     if cx.error_code.is_some() {
         out.push_str(" err");
     }
-    out.push_str("\"><div class=\"hd\">");
+    out.push_str("\"><div class=\"hd\" data-tag=\"");
+    out.push_str(card.tag());
+    out.push_str("\">");
     if let Some(code) = cx.error_code {
-        icon(out, "error");
         chip(out, "bad code", code);
     }
     let title = result_title(card).filter(|t| Some(*t) != cx.call_title);
@@ -131,13 +135,10 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
             None => {}
         },
     }
-    out.push_str("<span class=\"facts\">");
     result_facts(out, card);
-    out.push_str("</span><span class=\"tag\">");
-    out.push_str(card.tag());
-    out.push_str("</span></div>");
+    out.push_str("</div>");
     let start = out.len();
-    result_body(out, card);
+    result_body(out, card, cx.limits);
     wrap_body(out, start);
     out.push_str("</section>");
 }
@@ -175,19 +176,19 @@ fn result_facts(out: &mut String, card: &ResultCard) {
     }
 }
 
-fn result_body(out: &mut String, card: &ResultCard) {
+fn result_body(out: &mut String, card: &ResultCard, lim: Limits) {
     match card {
         ResultCard::Generic(GenericResult { content, .. }) => match content {
-            Some(content) if !content.is_empty() => content_blocks(out, content),
+            Some(content) if !content.is_empty() => content_blocks(out, content, lim),
             _ => out.push_str("<p class=\"none\">no content</p>"),
         },
         ResultCard::Terminal(TerminalResult { output, .. }) => match output {
-            Some(output) if !output.is_empty() => text_block(out, "out term", output),
+            Some(output) if !output.is_empty() => text_block(out, "out term", output, lim),
             _ => out.push_str("<p class=\"none\">no output</p>"),
         },
-        ResultCard::Diff(DiffResult { diffs, .. }) => file_diffs(out, diffs),
-        ResultCard::Search(s) => search::body(out, s),
-        ResultCard::Read(r) => read::body(out, r),
+        ResultCard::Diff(DiffResult { diffs, .. }) => file_diffs(out, diffs, lim),
+        ResultCard::Search(s) => search::body(out, s, lim),
+        ResultCard::Read(r) => read::body(out, r, lim),
         // The URL, status and truncation are all in the head.
         ResultCard::Web(WebResult::Fetch { .. }) => {}
         ResultCard::Web(WebResult::Search {
@@ -195,6 +196,6 @@ fn result_body(out: &mut String, card: &ResultCard) {
             answer,
             truncated,
             ..
-        }) => web::search_body(out, sources, answer.as_deref(), *truncated),
+        }) => web::search_body(out, sources, answer.as_deref(), *truncated, lim),
     }
 }

@@ -1,8 +1,8 @@
 //! Search result cards: matches grouped by file with their line numbers,
 //! or a list of paths; how many are shown of how many found, always.
 
-use super::blocks::{Budget, Table, fold_point, not_drawn, open_fold};
-use super::{PREVIEW_LINES, chip, line_text};
+use super::blocks::{Budget, Rows, fold_point, not_drawn, open_fold};
+use super::{Limits, PREVIEW_LINES, chip, line_text};
 use crate::text::{escape_fmt, plural, thousands};
 use toolprism_core::card::{SearchResult, SearchShape};
 
@@ -33,8 +33,8 @@ pub(super) fn facts(out: &mut String, s: &SearchResult) {
 
 /// The matches by file, or the paths, folded past the first rows; what the
 /// card does not hold is said.
-pub(super) fn body(out: &mut String, s: &SearchResult) {
-    let mut budget = Budget::new();
+pub(super) fn body(out: &mut String, s: &SearchResult, lim: Limits) {
+    let mut budget = Budget::new(lim);
     match s.shape() {
         SearchShape::Matches(files) => {
             if files.is_empty() {
@@ -59,28 +59,28 @@ pub(super) fn body(out: &mut String, s: &SearchResult) {
                     "muted",
                     &plural(file.matches.len() as u64, "match", "matches"),
                 );
-                out.push_str("</div><table class=\"src\">");
-                out.push_str(Table::columns("src"));
+                out.push_str("</div><pre class=\"src\">");
+                let mut first = true;
                 for (j, m) in file.matches.iter().enumerate() {
                     if !budget.take_row(m.line.len()) {
-                        out.push_str("</table></div>");
+                        out.push_str("</pre></div>");
                         stopped = Some((i, j));
                         break 'files;
                     }
                     if rows == fold_at && fold_label_at.is_none() {
-                        out.push_str("</table></div>");
+                        out.push_str("</pre></div>");
                         open_fold(out, &mut fold_label_at);
-                        out.push_str("<div class=\"file\"><table class=\"src\">");
-                        out.push_str(Table::columns("src"));
+                        out.push_str("<div class=\"file\"><pre class=\"src\">");
+                        first = true;
                     }
-                    out.push_str("<tr><td class=\"n\">");
-                    out.push_str(&m.line_number.to_string());
-                    out.push_str("</td><td class=\"x\">");
-                    line_text(out, &m.line);
-                    out.push_str("</td></tr>");
+                    if !first {
+                        out.push('\n');
+                    }
+                    first = false;
+                    numbered(out, m.line_number, &m.line);
                     rows += 1;
                 }
-                out.push_str("</table></div>");
+                out.push_str("</pre></div>");
             }
             if let Some(at) = fold_label_at {
                 out.push_str("</details>");
@@ -97,7 +97,7 @@ pub(super) fn body(out: &mut String, s: &SearchResult) {
                         .iter()
                         .map(|f| f.matches.len())
                         .sum::<usize>();
-                not_drawn(out, left, "match", "matches");
+                not_drawn(out, left, ("match", "matches"), lim);
             }
         }
         SearchShape::Paths(paths) => {
@@ -105,22 +105,18 @@ pub(super) fn body(out: &mut String, s: &SearchResult) {
                 out.push_str("<p class=\"none\">no paths</p>");
             }
             let fold_at = fold_point(paths.len(), PREVIEW_LINES, SEARCH_HEAD_ROWS);
-            let mut table = Table::new(out, "src paths", fold_at, ("path", "paths"));
+            let mut rows = Rows::lines(out, "src paths", fold_at, ("path", "paths"));
             let mut stopped = None;
             for (i, path) in paths.iter().enumerate() {
                 if !budget.take_row(path.len()) {
                     stopped = Some(i);
                     break;
                 }
-                let row = table.row(i);
-                row.push_str("<tr><td class=\"x\"><code class=\"path\">");
-                line_text(row, path);
-                row.push_str("</code></td></tr>");
+                line_text(rows.row(), path);
             }
-            let drawn = stopped.unwrap_or(paths.len());
-            table.finish(drawn);
+            rows.finish();
             if let Some(i) = stopped {
-                not_drawn(out, paths.len() - i, "path", "paths");
+                not_drawn(out, paths.len() - i, ("path", "paths"), lim);
             }
         }
     }
@@ -138,4 +134,12 @@ pub(super) fn body(out: &mut String, s: &SearchResult) {
         );
         out.push_str("</p>");
     }
+}
+
+/// A numbered line in a `<pre>`: `<i>12</i> text`.
+pub(super) fn numbered(out: &mut String, number: u64, text: &str) {
+    out.push_str("<i>");
+    out.push_str(&number.to_string());
+    out.push_str("</i> ");
+    line_text(out, text);
 }

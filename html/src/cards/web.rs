@@ -3,7 +3,7 @@
 //! exist). No URL is ever a link.
 
 use super::blocks::{Budget, not_drawn, text_block, url_text};
-use super::{MAX_LINE_BYTES, chip, line_text};
+use super::{Limits, MAX_LINE_BYTES, chip, line_text};
 use crate::text::plural;
 use toolprism_core::card::WebSource;
 
@@ -79,16 +79,17 @@ pub(super) fn search_body(
     sources: &[WebSource],
     answer: Option<&str>,
     truncated: bool,
+    lim: Limits,
 ) {
     if let Some(answer) = answer {
         out.push_str("<div class=\"lbl\">answer</div>");
-        text_block(out, "answer", answer);
+        text_block(out, "answer", answer, lim);
     }
     if sources.is_empty() {
         out.push_str("<p class=\"none\">no sources</p>");
     } else {
         out.push_str("<ol class=\"sources\">");
-        let mut budget = Budget::new();
+        let mut budget = Budget::new(lim);
         let mut stopped = None;
         for (i, source) in sources.iter().enumerate() {
             let len = source.url.len()
@@ -119,7 +120,7 @@ pub(super) fn search_body(
         }
         out.push_str("</ol>");
         if let Some(i) = stopped {
-            not_drawn(out, sources.len() - i, "source", "sources");
+            not_drawn(out, sources.len() - i, ("source", "sources"), lim);
         }
     }
     if truncated {
