@@ -39,7 +39,8 @@
 //!   2 KB), so that 10,000 calls make a page of under 20 MB.
 //! - **Lean**: icons are CSS masks, numbered lines are text, and the log's
 //!   own text (arguments as sent, meta, the content the model read) is
-//!   folded under each call only where it adds to the cards.
+//!   folded under each call only where it adds to the cards, and not on a
+//!   page of more than 500 calls (each call says where it is in the log).
 //!
 //! How each tag is drawn:
 //!

@@ -26,10 +26,11 @@ const MAX_INDENT: usize = 8;
 /// its header says so.
 const LAZY_FROM: usize = 500;
 
-/// Calls per chunk drawn at once on a long page: one chunk is drawn in a
-/// fraction of a second, and the browser tracks a hundred times fewer
-/// boxes than one per call.
-const CHUNK: usize = 100;
+/// Calls per chunk drawn at once on a long page: the browser tracks ten
+/// times fewer boxes than one per call (each click answers sooner), and a
+/// chunk's estimated height is off by little enough that a link to a call
+/// (or a scroll to it) lands on it once its chunk is drawn.
+const CHUNK: usize = 10;
 
 /// The page for `session`: one self-contained HTML document.
 pub(crate) fn session_page(session: &Session<'_>) -> String {
@@ -61,7 +62,11 @@ pub(crate) fn session_page(session: &Session<'_>) -> String {
             let mut height = 0;
             for (i, p) in chunk.iter().enumerate() {
                 let at = out.len();
-                call(&mut out, c * CHUNK + i + 1, p, &session.calls[p.index], lim);
+                let how = Drawing {
+                    lim,
+                    log_text: false,
+                };
+                call(&mut out, c * CHUNK + i + 1, p, &session.calls[p.index], how);
                 height += estimated_height(&out[at..]);
             }
             out.insert_str(
@@ -71,8 +76,12 @@ pub(crate) fn session_page(session: &Session<'_>) -> String {
             out.push_str("</div>");
         }
     } else {
+        let how = Drawing {
+            lim,
+            log_text: true,
+        };
         for (n, p) in placed.iter().enumerate() {
-            call(&mut out, n + 1, p, &session.calls[p.index], lim);
+            call(&mut out, n + 1, p, &session.calls[p.index], how);
         }
     }
     out.push_str("</main>");
@@ -262,7 +271,8 @@ fn header(out: &mut String, session: &Session<'_>, counts: &SessionCounts, place
         escape(
             out,
             &format!(
-                "{} calls: each draws a share of the page's limits, and calls are drawn as they come into view. \
+                "{} calls: each card draws a share of the page's limits, the log's own text is not repeated \
+                 under each call (each says where it is in the log), and calls are drawn as they come into view. \
                  Print draws every call; find in page and select all reach them all; \
                  a screenshot or the page's rendered text holds the calls drawn so far.",
                 thousands(placed.len() as u64)
@@ -306,7 +316,19 @@ fn problems(out: &mut String, problems: &[ReplayProblem]) {
     out.push_str("</ul></section>");
 }
 
-fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, lim: Limits) {
+/// How a call is drawn beyond its cards.
+#[derive(Clone, Copy)]
+struct Drawing {
+    /// What each card draws.
+    lim: Limits,
+    /// Whether the log's own text is folded under each call (not on a
+    /// long page, where it would be most of the page: where the call is in
+    /// the log is said instead).
+    log_text: bool,
+}
+
+fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, how: Drawing) {
+    let lim = how.lim;
     let entry = call.entry;
     let failed = entry.has_result() && entry.is_error;
     let code = failed.then(|| {
@@ -371,7 +393,7 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, lim
             chip(out, class, &text);
         }
     }
-    out.push_str("</summary><div class=\"cb\">");
+    out.push_str("</summary>");
     if placed.missing_parent {
         out.push_str("<p class=\"cut\">Nested in call id <code>");
         line_text(out, call.parent_call_id.unwrap_or_default());
@@ -394,8 +416,8 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, lim
              <div class=\"bd\"><p class=\"none\">The session ended while this call ran, or its result line was lost.</p></div></section>",
         ),
     }
-    raw(out, entry, lim);
-    out.push_str("</div></details></article>");
+    raw(out, entry, how);
+    out.push_str("</details></article>");
 }
 
 /// What the log holds for the call, folded, as the log holds it: the
@@ -403,8 +425,10 @@ fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>, lim
 /// when the result card does not already show it (a terminal card's output
 /// is the content but for its status line: only that rest is drawn). Each
 /// part draws at most a quarter of a card's text; the rest is said (the
-/// log holds it). With nothing to add, only where the call is in the log.
-fn raw(out: &mut String, entry: &ReplayedEntry, lim: Limits) {
+/// log holds it). With nothing to add, or on a long page, only where the
+/// call is in the log.
+fn raw(out: &mut String, entry: &ReplayedEntry, how: Drawing) {
+    let lim = how.lim;
     let mut where_ = String::from("log · ");
     match entry.result_line {
         Some(result) => where_.push_str(&format!(
@@ -417,6 +441,9 @@ fn raw(out: &mut String, entry: &ReplayedEntry, lim: Limits) {
     where_.push_str(" · id ");
     let max = (lim.text / 4).max(512);
     let mut parts = String::new();
+    if !how.log_text {
+        return log_ref(out, &where_, &entry.call_id);
+    }
     let shown_above = match &entry.call_card {
         CallCard::Generic(card) => card.raw_input.as_ref().is_some_and(|input| {
             serde_json::from_str::<serde_json::Value>(&entry.arguments)
@@ -464,12 +491,7 @@ fn raw(out: &mut String, entry: &ReplayedEntry, lim: Limits) {
         }
     }
     if parts.is_empty() {
-        out.push_str("<p class=\"logref\">");
-        escape(out, &where_);
-        out.push_str("<code>");
-        line_text(out, &entry.call_id);
-        out.push_str("</code></p>");
-        return;
+        return log_ref(out, &where_, &entry.call_id);
     }
     out.push_str("<details class=\"raw\"><summary>");
     escape(out, &where_);
@@ -478,6 +500,14 @@ fn raw(out: &mut String, entry: &ReplayedEntry, lim: Limits) {
     out.push_str("</code></summary><pre class=\"log\">");
     out.push_str(&parts);
     out.push_str("</pre></details>");
+}
+
+/// Where a call is in the log: `log · lines 3–4 · id x`.
+fn log_ref(out: &mut String, where_: &str, call_id: &str) {
+    out.push_str("<p class=\"logref\">");
+    escape(out, where_);
+    line_text(out, call_id);
+    out.push_str("</p>");
 }
 
 fn footer(out: &mut String) {

@@ -325,7 +325,7 @@ fn every_card_variant_and_nesting_draw_in_the_browser() {
                 tags: q('article.call').map((a) => a.dataset.result),
                 margins: [margin('c1'), margin('c2'), margin('c3'), margin('c4')],
                 up: t('.up'),
-                chips: t('.cb .chip'),
+                chips: t('details.c > :not(summary) .chip'),
                 window: t('.wl'),
                 image: t('.img'),
                 answer: t('.t-web pre.answer'),
