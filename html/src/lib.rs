@@ -75,6 +75,7 @@
 //! assert!(!html.contains("chip bad timedout")); // no label read out of the text
 //! ```
 
+mod calls;
 mod cards;
 mod csp;
 mod line_diff;
