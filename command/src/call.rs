@@ -123,6 +123,22 @@ pub(crate) fn run(
         if let Value::Object(map) = &mut object {
             map.insert("callCard".into(), json(outcome.call_card()));
             map.insert("resultCard".into(), json(outcome.result_card()));
+            if !outcome.nested_calls().is_empty() {
+                let nested: Vec<Value> = outcome
+                    .nested_calls()
+                    .iter()
+                    .map(|call| {
+                        let (call_card, result_card) = nested_cards(registry, call);
+                        serde_json::json!({
+                            "callId": call.call_id,
+                            "name": call.name,
+                            "callCard": json(call_card),
+                            "resultCard": json(result_card),
+                        })
+                    })
+                    .collect();
+                map.insert("nested".into(), Value::Array(nested));
+            }
             if !warnings.is_empty() {
                 map.insert("warnings".into(), json(&warnings));
             }
@@ -130,13 +146,25 @@ pub(crate) fn run(
         serde_json::to_writer(&mut *out, &object).map_err(io::Error::from)?;
         writeln!(out)?;
     } else {
-        show(out, &args.name, &arguments, &outcome, &warnings)?;
+        show(out, registry, &args.name, &arguments, &outcome, &warnings)?;
     }
     Ok(if outcome.is_error() {
         Status::Failed
     } else {
         Status::Ok
     })
+}
+
+/// The cards of a call a program made, drawn from what the log keeps of it.
+fn nested_cards(
+    registry: &Registry,
+    call: &toolprism_core::NestedCall,
+) -> (toolprism_core::CallCard, toolprism_core::ResultCard) {
+    let mut result = call.result.clone();
+    (
+        registry.present_call(&call.name, &call.arguments),
+        registry.present_result(&call.name, &call.arguments, &mut result),
+    )
 }
 
 fn json<T: serde::Serialize>(value: T) -> Value {
@@ -181,6 +209,7 @@ const WIDTH: usize = 160;
 /// meta, and both cards.
 fn show(
     out: &mut dyn Write,
+    registry: &Registry,
     name: &str,
     arguments: &str,
     outcome: &ToolOutcome,
@@ -226,6 +255,19 @@ fn show(
         ui.push_str(&draw_result(card, style));
     }
     labelled(out, "ui", &ui)?;
+    // The calls a program made: a pair of cards each, drawn as replay
+    // draws them.
+    let mut nested = String::new();
+    for call in outcome.nested_calls() {
+        let (call_card, result_card) = nested_cards(registry, call);
+        nested.push_str(&draw_call(&call_card, style));
+        nested.push('\n');
+        nested.push_str(&draw_result(&result_card, style));
+        nested.push('\n');
+    }
+    if !nested.is_empty() {
+        labelled(out, "nested", nested.trim_end())?;
+    }
     for warning in warnings {
         labelled(out, "warning", &one_line(warning))?;
     }

@@ -141,7 +141,8 @@ pub struct ToolDefinition {
     pub description: String,
     /// JSON Schema of the arguments (deserialize contract).
     pub input_schema: serde_json::Value,
-    /// JSON Schema of the value (serialize contract).
+    /// JSON Schema of the value (serialize contract); the schema `true`
+    /// for a [dynamic tool](crate::DynamicTool) that declares none.
     pub output_schema: serde_json::Value,
     /// The kind.
     pub kind: ToolKind,

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+mod caller;
 pub mod card;
 pub mod client;
 mod content;
@@ -35,6 +36,7 @@ pub mod testing;
 mod text;
 mod tool;
 
+pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, EmbeddedResource, ResourceLink, content_text};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};
@@ -45,8 +47,9 @@ pub use policy::{
     PostDecision, PostExecute, PostExecutePolicy, PreDecision, PreExecute, PreExecutePolicy,
 };
 pub use registry::{
-    CallOptions, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, Mode, PROGRAM_TOOL, Registry,
-    RegistryBuilder, RegistryError, ToolCall,
+    CallOptions, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, DynamicDefinition, DynamicFuture,
+    DynamicOutput, DynamicTool, Mode, PROGRAM_TOOL, Registry, RegistryBuilder, RegistryError,
+    ToolCall,
 };
 pub use result::{Approval, ApprovalDecision, NestedCall, ToolOutcome, ToolResult};
 pub use tokio_util::sync::CancellationToken;

@@ -834,7 +834,7 @@ mod tests {
         let log = concat!(
             r#"{"type":"tool/call","callId":"1","name":"a","arguments":"{}"}"#,
             "\n",
-            r#"{"type":"tool/review","callId":"1","by":"someone"}"#,
+            r#"{"type":"tool/handoff","callId":"1","by":"someone"}"#,
             "\n",
             r#"{"type":"tool/result","callId":"1","content":[],"isError":false}"#,
             "\n",
@@ -844,7 +844,7 @@ mod tests {
         assert!(items[0].is_ok() && items[2].is_ok());
         let note = items[1].as_ref().unwrap_err();
         assert_eq!((note.line, note.kind), (2, LogProblemKind::UnknownEvent));
-        assert!(note.reason.contains("tool/review"), "{}", note.reason);
+        assert!(note.reason.contains("tool/handoff"), "{}", note.reason);
     }
 
     #[test]

@@ -74,31 +74,8 @@ pub(crate) fn compile(
     input_schema: Value,
     output_schema: Value,
 ) -> Result<Compiled, String> {
-    let root_type = input_schema.get("type").and_then(Value::as_str);
-    if root_type != Some("object") {
-        return Err(format!(
-            "tool \"{}\": the arguments type `{}` must be a struct or map (its input schema root is {}, but a model always sends a JSON object)",
-            info.name,
-            args_type,
-            root_type.map_or_else(|| "untyped".to_owned(), |t| format!("`{t}`"))
-        ));
-    }
-    let input = jsonschema::validator_for(&input_schema).map_err(|e| {
-        format!(
-            "tool \"{}\": its input schema does not compile: {e}",
-            info.name
-        )
-    })?;
-    let output = jsonschema::validator_for(&output_schema).map_err(|e| {
-        format!(
-            "tool \"{}\": its output schema does not compile: {e}",
-            info.name
-        )
-    })?;
-    let output_names = declared_names(&output_schema);
-    Ok(Compiled {
-        output_names,
-        definition: ToolDefinition {
+    compile_definition(
+        ToolDefinition {
             name: info.name.to_owned(),
             title: info.title.map(str::to_owned),
             icon: info.icon.map(str::to_owned),
@@ -108,6 +85,44 @@ pub(crate) fn compile(
             kind: info.kind,
             annotations: info.annotations,
         },
+        args_type,
+    )
+}
+
+/// [`compile`] for a definition that is data (a dynamic tool's): its
+/// arguments type is named `args_type` in messages.
+pub(crate) fn compile_definition(
+    definition: ToolDefinition,
+    args_type: &str,
+) -> Result<Compiled, String> {
+    let info = &definition;
+    let input_schema = &definition.input_schema;
+    let output_schema = &definition.output_schema;
+    let root_type = input_schema.get("type").and_then(Value::as_str);
+    if root_type != Some("object") {
+        return Err(format!(
+            "tool \"{}\": the arguments type `{}` must be a struct or map (its input schema root is {}, but a model always sends a JSON object)",
+            info.name,
+            args_type,
+            root_type.map_or_else(|| "untyped".to_owned(), |t| format!("`{t}`"))
+        ));
+    }
+    let input = jsonschema::validator_for(input_schema).map_err(|e| {
+        format!(
+            "tool \"{}\": its input schema does not compile: {e}",
+            info.name
+        )
+    })?;
+    let output = jsonschema::validator_for(output_schema).map_err(|e| {
+        format!(
+            "tool \"{}\": its output schema does not compile: {e}",
+            info.name
+        )
+    })?;
+    let output_names = declared_names(output_schema);
+    Ok(Compiled {
+        output_names,
+        definition,
         input,
         output,
     })

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use toolprism::Registry;
 use toolprism::cli::{Cli, Globals};
+use toolprism::code::CodeMode;
 use toolprism_examples::showcase::{self, ABOUT, Options};
 use toolprism_examples::tools::render_panic::PANIC_TEXT;
 use toolprism_examples::tools::{AcmeTicketTool, ask_before_changes};
@@ -52,6 +53,7 @@ fn tools(globals: &Globals) -> io::Result<Registry> {
         .tool(WebFetchTool::new())
         .tool(SqlQueryTool::new(database))
         .tool(AcmeTicketTool::default())
+        .code_mode(globals.mode())
         .build()
         .map_err(|e| io::Error::other(e.to_string()))
 }

@@ -8,9 +8,9 @@ use toolprism::{CallCard, ResultCard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
 
-/// The scenarios issue 5 asks for, written out here on purpose (not taken
-/// from the showcase's own list) so the test fails if one goes missing.
-const SCENARIOS: [&str; 10] = [
+/// The scenarios, written out here on purpose (not taken from the
+/// showcase's own list) so the test fails if one goes missing.
+const SCENARIOS: [&str; 11] = [
     "read",
     "grep",
     "glob",
@@ -21,6 +21,7 @@ const SCENARIOS: [&str; 10] = [
     "third-party",
     "render-panic",
     "redaction",
+    "code-mode",
 ];
 
 fn run(args: &[&str]) -> Output {
@@ -56,11 +57,11 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
         );
     }
     assert!(
-        stdout.contains("19 of 19 redrawn from the log equal the live ones ✓"),
+        stdout.contains("20 of 20 redrawn from the log equal the live ones ✓"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("all checks passed: 19 calls in 10 scenarios"),
+        stdout.contains("all checks passed: 20 calls in 11 scenarios"),
         "{stdout}"
     );
     assert!(!stdout.contains("checks    ✗"), "{stdout}");
@@ -69,7 +70,8 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     // The log is where it said, and holds no value.
     let text = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(text.lines().count(), 38);
+    // Two events a call, and two for each of the program's three calls.
+    assert_eq!(text.lines().count(), 46);
     assert!(!text.contains("\"value\""));
     assert!(!text.contains("GREP-VALUE-ONLY-200"));
     assert!(stdout.contains(&log));
@@ -85,7 +87,7 @@ fn json_mode_prints_one_valid_object_per_call_and_nothing_else() {
     assert!(out.status.success(), "stderr:\n{stderr}");
     let mut scenarios = Vec::new();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 19, "{stdout}");
+    assert_eq!(lines.len(), 20, "{stdout}");
     for line in lines {
         let object: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
         let call: CallCard = serde_json::from_value(object["callCard"].clone()).unwrap();
@@ -93,10 +95,18 @@ fn json_mode_prints_one_valid_object_per_call_and_nothing_else() {
         assert_eq!(serde_json::to_value(&call).unwrap(), object["callCard"]);
         assert_eq!(serde_json::to_value(&result).unwrap(), object["resultCard"]);
         let persisted = object["persisted"].as_array().unwrap();
-        assert_eq!(persisted.len(), 2);
+        // The call, a pair of events for each call its program made, the result.
+        let last = persisted.len() - 1;
+        assert_eq!(persisted.len() % 2, 0);
         assert_eq!(persisted[0]["type"], "tool/call");
-        assert_eq!(persisted[1]["type"], "tool/result");
-        assert!(persisted[1].get("value").is_none());
+        assert_eq!(persisted[last]["type"], "tool/result");
+        for nested in &persisted[1..last] {
+            assert!(
+                nested["type"].as_str().unwrap().starts_with("tool/nested-"),
+                "{nested}"
+            );
+        }
+        assert!(persisted.iter().all(|e| e.get("value").is_none()));
         let scenario = object["scenario"].as_str().unwrap().to_owned();
         if scenarios.last() != Some(&scenario) {
             scenarios.push(scenario);

@@ -54,8 +54,11 @@ pub(crate) fn call_tool_result(
         CallToolResult::error(content)
     } else {
         let mut result = CallToolResult::success(content);
-        // A success always has its value; `into_value` moves it out.
-        if let Ok(value) = outcome.into_value() {
+        // A success always has its value; `into_value` moves it out. A
+        // tool that declares no output schema sends its content alone.
+        if dialect::declares_output(definition)
+            && let Ok(value) = outcome.into_value()
+        {
             result.structured_content = Some(dialect::structured_content(
                 definition,
                 value,

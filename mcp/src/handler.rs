@@ -84,6 +84,8 @@ pub struct McpServer {
     log_level: Arc<Threshold>,
     /// How long a call waits for its client's answer.
     client_timeout: Duration,
+    /// Who may connect over HTTP, and the limits there (W3).
+    pub(crate) http: crate::limits::HttpSettings,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -181,6 +183,7 @@ impl McpServer {
             session: next_session(),
             log_level: Arc::default(),
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
+            http: Default::default(),
         };
         server.with_cards(Cards::default())
     }
@@ -356,7 +359,8 @@ impl McpServer {
             request.name.as_ref(),
             arguments_as_sent(&request, &context)?,
         );
-        let mut options = CallOptions::new();
+        // W3: the caller the HTTP transport verified, for policies and tools.
+        let mut options = crate::auth::with_caller(CallOptions::new(), &context);
         if let Some(log) = &self.log {
             options = options.with_log(log.clone());
         }

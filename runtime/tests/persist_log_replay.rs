@@ -847,7 +847,7 @@ fn c13_an_unknown_event_type_is_skipped_with_a_note() {
         &path,
         concat!(
             r#"{"type":"tool/call","callId":"1","name":"ok","arguments":"{\"n\":1}"}"#, "\n",
-            r#"{"type":"tool/approval","callId":"1","decision":"allowed-once"}"#, "\n",
+            r#"{"type":"tool/handoff","callId":"1","to":"a person"}"#, "\n",
             r#"{"type":"tool/result","callId":"1","content":[{"type":"text","text":"1"}],"isError":false}"#, "\n",
         ),
     )

@@ -13,11 +13,16 @@ pub type HostFuture = Pin<Box<dyn Future<Output = Result<Value, HostError>> + Se
 
 /// Runs the nested tool calls of a program.
 ///
-/// The engine calls [`call`](Host::call) on the async side of a run (never
-/// on the JavaScript thread), in the order the program submitted the calls,
-/// and polls the returned future on the tokio runtime that polls
-/// [`run`](crate::sandbox::run). A future that panics becomes a `HOST_PANIC` error for
-/// the program, not a crash.
+/// The engine calls [`call`](Host::call), in the order the program
+/// submitted the calls, and polls the returned future on the run's engine
+/// thread itself, inside the tokio runtime that [`run`](crate::sandbox::run) was
+/// called in (the thread has entered it): the future can use tokio timers,
+/// `tokio::spawn`, `spawn_blocking` and I/O as in a task. The program is
+/// paused while `call` runs or the future is polled, so neither may block:
+/// blocking work belongs on `spawn_blocking` (as toolprism's blocking tools
+/// do). A future ready on its first poll costs no task and no thread hop.
+/// A panic in `call` or in a poll becomes a `HOST_PANIC` error for the
+/// program, not a crash.
 pub trait Host: Send + Sync + 'static {
     /// One nested tool call: `tools.<name>(args)` in the program.
     ///

@@ -1,7 +1,3 @@
-//! A frozen copy of the sandbox engine before nested calls were polled on
-//! the engine thread (every nested call hops threads twice). It exists only
-//! for `examples/bench.rs` in the parent crate (before/after figures).
-//!
 //! The JavaScript sandbox behind toolprism's Code Mode.
 //!
 //! A model writes one JavaScript program; [`run`] executes it in a fresh
@@ -12,6 +8,10 @@
 //! result comes back as a JavaScript value; a failure rejects with a
 //! `ToolCallError` (`toolName`, `code`, `message`). There is no file system,
 //! network, environment, process, timer or module loader.
+//!
+//! The engine thread also polls the host's futures itself, inside the
+//! caller's tokio runtime (see [`run`]): a nested call costs no thread hop,
+//! and a host future ready on its first poll costs no task and no wake-up.
 //!
 //! Values cross the boundary as lossless JSON both ways (see
 //! [`MAX_DEPTH`] and the crate's report for every refusal), and every

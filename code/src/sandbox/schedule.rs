@@ -36,17 +36,36 @@ impl<T> Schedule<T> {
     /// until it returns `None` after every push and every finish.
     pub(crate) fn next(&mut self) -> Option<(bool, T)> {
         let &(concurrent, _) = self.queue.front()?;
-        let admitted = if concurrent {
+        if !self.admits(concurrent) {
+            return None;
+        }
+        self.mark_running(concurrent);
+        self.queue.pop_front()
+    }
+
+    /// Whether a call submitted now may start at once, without being
+    /// queued: nothing is queued before it and the rule admits it. If so it
+    /// is marked as running (the same as [`push`](Self::push) followed by
+    /// [`next`](Self::next) returning it, without touching the queue).
+    pub(crate) fn admit_now(&mut self, concurrent: bool) -> bool {
+        if !self.queue.is_empty() || !self.admits(concurrent) {
+            return false;
+        }
+        self.mark_running(concurrent);
+        true
+    }
+
+    fn admits(&self, concurrent: bool) -> bool {
+        if concurrent {
             !self.exclusive_running && self.running < self.max_concurrent
         } else {
             self.running == 0
-        };
-        if !admitted {
-            return None;
         }
+    }
+
+    fn mark_running(&mut self, concurrent: bool) {
         self.running += 1;
         self.exclusive_running = !concurrent;
-        self.queue.pop_front()
     }
 
     /// A running call finished.
@@ -102,6 +121,25 @@ mod tests {
         assert!(drain(&mut s).is_empty());
         s.finished();
         assert_eq!(drain(&mut s), [3]);
+    }
+
+    #[test]
+    fn a_call_starts_at_once_only_with_nothing_queued_before_it() {
+        let mut s = Schedule::new(2);
+        assert!(s.admit_now(true));
+        assert!(
+            !s.admit_now(false),
+            "an exclusive call waits for the running one"
+        );
+        s.push(false, 0);
+        s.finished();
+        assert!(!s.admit_now(true), "the queued exclusive call goes first");
+        assert_eq!(drain(&mut s), [0]);
+        assert!(!s.admit_now(true), "the exclusive call runs alone");
+        s.finished();
+        assert!(s.admit_now(true));
+        assert!(s.admit_now(true));
+        assert!(!s.admit_now(true), "two at once at most");
     }
 
     #[test]

@@ -102,7 +102,9 @@ pub fn tool(def: &ToolDefinition, protocol_version: &str) -> Value {
     out.insert("description".into(), def.description.clone().into());
     out.insert("inputSchema".into(), input_schema(def));
     let (output, wrapped) = output_schema(def, protocol_version);
-    out.insert("outputSchema".into(), output);
+    if declares_output(def) {
+        out.insert("outputSchema".into(), output);
+    }
     let mut annotations = Map::new();
     if let Some(title) = &def.title {
         annotations.insert("title".into(), title.clone().into());
@@ -135,6 +137,14 @@ pub fn output_schema(def: &ToolDefinition, protocol_version: &str) -> (Value, bo
         return (schema, false);
     }
     (wrap_schema(schema), true)
+}
+
+/// Whether `def` declares what its values are: every tool written in Rust
+/// does; a tool imported from a server that declares no output schema has
+/// the schema `true`, and is listed without `outputSchema` (its results
+/// carry no `structuredContent` either: the content is what it returns).
+pub fn declares_output(def: &ToolDefinition) -> bool {
+    def.output_schema != Value::Bool(true)
 }
 
 /// Whether `def`'s output is wrapped as `{"value": …}` in `protocol_version`.

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::kernel::Kernel;
 use crate::dialect::{Dialect, restore_arguments};
 use crate::error::{ErrorCode, ErrorInfo};
 use crate::guard::guard;
@@ -17,7 +18,6 @@ use crate::lossless::{MAX_DEPTH, check_value_with, drop_deep};
 use crate::path::Keys;
 use crate::schema::{Compiled, violations};
 use crate::text::cap;
-use crate::tool::Tool;
 
 /// A call's arguments as they arrive.
 pub(crate) enum Arguments<'a> {
@@ -70,11 +70,12 @@ impl Arguments<'_> {
 /// Step 2 for any reader (the live call, replay, the testing helpers): JSON
 /// syntax, the lossless and depth rules, the input schema, deserialize. On
 /// failure, also what the generic call card shows.
-pub(crate) fn read_arguments<T: Tool>(
+pub(crate) fn read_arguments<K: Kernel>(
+    name: &str,
     compiled: &Compiled,
     arguments: Arguments<'_>,
     dialect: Option<Dialect>,
-) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+) -> Result<(Value, K::Args), (Value, ErrorInfo)> {
     let json = match arguments {
         Arguments::Refused(error) => return Err((Value::String(too_deep_input()), error)),
         Arguments::Json(json) => json,
@@ -111,7 +112,7 @@ pub(crate) fn read_arguments<T: Tool>(
     if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
         return Err((json, invalid_args(&message)));
     }
-    match guard(|| T::Args::deserialize(&json)) {
+    match guard(|| K::Args::deserialize(&json)) {
         Ok(Ok(args)) => Ok((json, args)),
         Ok(Err(e)) => {
             let message = invalid_args(&cap(&e.to_string(), 300));
@@ -123,7 +124,7 @@ pub(crate) fn read_arguments<T: Tool>(
                 ErrorCode::ToolFailed,
                 format!(
                     "tool \"{}\" panicked while reading its arguments (they match its input schema, so the fault is the tool's): {panic}",
-                    T::INFO.name
+                    name
                 ),
             ),
         )),

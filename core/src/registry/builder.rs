@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use super::compiled;
 use super::entry::{DynTool, Entry};
+use super::kernel::{Dynamic, DynamicTool};
 use super::{Inner, Mode, PROGRAM_TOOL, Registry};
 use crate::definition::ToolDefinition;
 use crate::definition::check_name;
 use crate::guard::guard;
 use crate::log::SessionLog;
 use crate::policy::{PostExecutePolicy, PreExecutePolicy};
+use crate::schema::compile_definition;
 use crate::spill::SpillStore;
 use crate::tool::Tool;
 
@@ -77,7 +79,7 @@ impl fmt::Debug for RegistryBuilder {
         f.debug_struct("RegistryBuilder")
             .field(
                 "tools",
-                &self.tools.iter().map(|t| t.info().name).collect::<Vec<_>>(),
+                &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
             )
             .field("problems", &self.problems)
             .finish_non_exhaustive()
@@ -166,7 +168,7 @@ impl RegistryBuilder {
             self.problems.push(problem);
             return self;
         }
-        if self.tools.iter().any(|t| t.info().name == name) {
+        if self.tools.iter().any(|t| t.name() == name) {
             self.problems.push(format!(
                 "two tools are named \"{name}\" (`{}` and an earlier one): tool names must be unique; rename one with #[tool(name = \"...\")]",
                 std::any::type_name::<T>()
@@ -184,6 +186,53 @@ impl RegistryBuilder {
             Err(panic) => self.problems.push(format!(
                 "tool \"{name}\": generating its JSON Schemas panicked: {panic}"
             )),
+        }
+        self
+    }
+
+    /// Registers a tool whose definition is known only at run time (see
+    /// [`DynamicTool`]): its name is checked like a `#[tool]`'s, its
+    /// schemas compiled now (an output schema of `None` is the schema
+    /// `true`, which accepts any value).
+    pub fn dynamic_tool(mut self, tool: impl DynamicTool) -> Self {
+        let definition = tool.definition();
+        let name = definition.name.clone();
+        if let Err(problem) = check_name(&name) {
+            self.problems.push(problem);
+            return self;
+        }
+        if name == PROGRAM_TOOL {
+            self.problems.push(format!(
+                "the tool name \"{PROGRAM_TOOL}\" is reserved for Code Mode's program tool; give the dynamic tool another name (an import's prefix)"
+            ));
+            return self;
+        }
+        if self.tools.iter().any(|t| t.name() == name) {
+            self.problems.push(format!(
+                "two tools are named \"{name}\" (a dynamic tool and an earlier one): tool names must be unique"
+            ));
+            return self;
+        }
+        let definition = ToolDefinition {
+            name: name.clone(),
+            title: definition.title.clone(),
+            icon: None,
+            description: definition.description.clone(),
+            input_schema: definition.input_schema.clone(),
+            output_schema: definition
+                .output_schema
+                .clone()
+                .unwrap_or(serde_json::Value::Bool(true)),
+            kind: definition.kind,
+            annotations: definition.annotations,
+        };
+        match compile_definition(definition, "its input schema") {
+            Ok(compiled) => self.tools.push(Box::new(Entry {
+                tool: Arc::new(Dynamic(tool)),
+                compiled: Arc::new(compiled),
+                described: None,
+            })),
+            Err(problem) => self.problems.push(problem),
         }
         self
     }
@@ -275,11 +324,11 @@ impl RegistryBuilder {
         };
         // Sorted by name: a lookup is a binary search, which for the handful
         // of tools a registry holds costs less than hashing the name (SipHash).
-        let mut index: Vec<(&'static str, usize)> = self
+        let mut index: Vec<(Box<str>, usize)> = self
             .tools
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.info().name, i))
+            .map(|(i, t)| (Box::<str>::from(t.name()), i))
             .collect();
         index.sort_unstable();
         let count = self.tools.len();

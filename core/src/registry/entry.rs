@@ -8,18 +8,19 @@ use std::sync::Arc;
 
 use super::Registry;
 use super::arguments::{Arguments, read_arguments};
+use super::kernel::Kernel;
 use super::pipeline::Call;
 use super::present::{self, draw_result_card, generic_result};
 use crate::card::{CallCard, ResultCard};
-use crate::definition::{ToolDefinition, ToolInfo};
+use crate::definition::ToolDefinition;
 use crate::dialect::Dialect;
 use crate::guard::discard;
 use crate::result::{ToolOutcome, ToolResult};
 use crate::schema::Compiled;
-use crate::tool::Tool;
 
 pub(super) trait DynTool: Send + Sync {
-    fn info(&self) -> &'static ToolInfo;
+    /// The name the model calls.
+    fn name(&self) -> &str;
     /// What a client lists: the compiled definition, or the program tool's
     /// with the description written at build time.
     fn definition(&self) -> &ToolDefinition;
@@ -44,16 +45,16 @@ pub(super) trait DynTool: Send + Sync {
 
 /// A tool and its schemas. The tool sits in an `Arc` so a blocking
 /// `execute` can take it to tokio's blocking pool.
-pub(super) struct Entry<T: Tool> {
-    pub(super) tool: Arc<T>,
+pub(super) struct Entry<K: Kernel> {
+    pub(super) tool: Arc<K>,
     pub(super) compiled: Arc<Compiled>,
     /// The definition with another description, for the program tool.
     pub(super) described: Option<Box<ToolDefinition>>,
 }
 
-impl<T: Tool> DynTool for Entry<T> {
-    fn info(&self) -> &'static ToolInfo {
-        &T::INFO
+impl<K: Kernel> DynTool for Entry<K> {
+    fn name(&self) -> &str {
+        self.tool.facts().name
     }
 
     fn definition(&self) -> &ToolDefinition {
@@ -69,7 +70,7 @@ impl<T: Tool> DynTool for Entry<T> {
     }
 
     fn tool_type(&self) -> TypeId {
-        TypeId::of::<T>()
+        TypeId::of::<K>()
     }
 
     fn run<'a>(
@@ -89,18 +90,24 @@ impl<T: Tool> DynTool for Entry<T> {
         dialect: Option<Dialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
-        let name = T::INFO.name;
-        let read = read_arguments::<T>(&self.compiled, Arguments::Text(arguments.into()), dialect);
+        let tool = &*self.tool;
+        let name = tool.facts().name;
+        let read = read_arguments::<K>(
+            name,
+            &self.compiled,
+            Arguments::Text(arguments.into()),
+            dialect,
+        );
         let (input, args) = match read {
             Ok((json, args)) => (json, Some(args)),
             Err((raw, _)) => (raw, None),
         };
         let result_card = result.map(|result| {
             args.as_ref()
-                .and_then(|args| draw_result_card::<T>(args, result))
+                .and_then(|args| draw_result_card(tool, args, result))
                 .unwrap_or_else(|| generic_result(name, result))
         });
-        let call_card = present::call_card::<T>(args.as_ref(), input).into_card(name);
+        let call_card = present::call_card(tool, args.as_ref(), input).into_card(name);
         if let Some(args) = args {
             discard(args);
         }

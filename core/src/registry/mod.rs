@@ -18,6 +18,7 @@ mod builder;
 pub(crate) mod builtin;
 mod call;
 mod entry;
+pub(crate) mod kernel;
 mod pipeline;
 pub(crate) mod present;
 
@@ -34,6 +35,7 @@ use serde_json::Value;
 pub use builder::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_SPILL_BUDGET, RegistryBuilder, RegistryError};
 pub(crate) use call::ProgressSink;
 pub use call::{CallOptions, ToolCall};
+pub use kernel::{DynamicDefinition, DynamicFuture, DynamicOutput, DynamicTool};
 
 use self::arguments::{Arguments, raw_input};
 use self::builder::Settings;
@@ -112,7 +114,7 @@ pub struct Registry {
 struct Inner {
     tools: Vec<Box<dyn DynTool>>,
     /// `(name, position in tools)`, sorted by name.
-    index: Vec<(&'static str, usize)>,
+    index: Vec<(Box<str>, usize)>,
     settings: Settings,
     /// Numbers the nested calls made without a parent call.
     nested_ids: AtomicU64,
@@ -220,7 +222,7 @@ impl fmt::Debug for Registry {
                     .inner
                     .tools
                     .iter()
-                    .map(|t| t.info().name)
+                    .map(|t| t.name())
                     .collect::<Vec<_>>(),
             )
             .field("pre_execute", &settings.pre.len())
@@ -438,7 +440,7 @@ impl Registry {
     fn look_up(&self, name: &str, origin: Origin<'_>) -> Option<&dyn DynTool> {
         let inner = &*self.inner;
         let index = &inner.index;
-        let at = index[index.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?].1;
+        let at = index[index.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?].1;
         inner.reachable(at, origin).then(|| &*inner.tools[at])
     }
 
@@ -464,7 +466,7 @@ impl Registry {
             .index
             .iter()
             .filter(|(_, at)| inner.reachable(*at, call.origin))
-            .map(|(n, _)| *n)
+            .map(|(n, _)| &**n)
             .collect();
         let error = ErrorInfo::new(
             ErrorCode::UnknownTool,
@@ -538,7 +540,7 @@ impl Registry {
         // Replay draws every call it finds, the program tool's too.
         let index = &self.inner.index;
         let found = index
-            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .binary_search_by(|(n, _)| (**n).cmp(name))
             .ok()
             .map(|at| &*self.inner.tools[index[at].1]);
         match found {

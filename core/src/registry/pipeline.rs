@@ -47,6 +47,7 @@ use super::arguments::{Arguments, read_arguments};
 use super::builder::Settings;
 use super::call::CallOptions;
 use super::entry::Entry;
+use super::kernel::{Facts, Kernel};
 use super::present;
 use crate::client::{ApprovalRequest, ClientError};
 use crate::content::{ContentBlock, content_text};
@@ -64,7 +65,6 @@ use crate::result::{
 use crate::schema::violations;
 use crate::spill::spill_content;
 use crate::text::cap;
-use crate::tool::Tool;
 
 /// Where a call comes from.
 #[derive(Debug, Clone, Copy)]
@@ -189,7 +189,7 @@ impl<V> State<V> {
 }
 
 /// One call of tool `T`: what every step reads.
-struct Run<'a, T: Tool> {
+struct Run<'a, T: Kernel> {
     entry: &'a Entry<T>,
     registry: &'a Registry,
     settings: &'a Settings,
@@ -218,7 +218,7 @@ enum Admission {
 
 /// A call that passed steps 2 and 3, ready for step 4: all the
 /// pipeline's future holds while `execute` runs.
-struct Ready<'a, T: Tool> {
+struct Ready<'a, T: Kernel> {
     run: Run<'a, T>,
     /// The arguments as JSON: what policies see and the generic call card
     /// shows.
@@ -232,12 +232,12 @@ struct Ready<'a, T: Tool> {
 }
 
 /// What steps 2 and 3 leave: a call ready for step 4, or its outcome.
-enum Prepared<'a, T: Tool> {
+enum Prepared<'a, T: Kernel> {
     Ready(Ready<'a, T>),
     Ended(ToolOutcome),
 }
 
-impl<T: Tool> Entry<T> {
+impl<T: Kernel> Entry<T> {
     /// Steps 2–10 of one call. Only step 4 awaits; the synchronous steps
     /// around it run in [`prepare`](Entry::prepare) and
     /// [`Ready::finish`], so the future holds no more than a [`Ready`]
@@ -313,7 +313,7 @@ impl<T: Tool> Entry<T> {
     }
 }
 
-impl<T: Tool> Ready<'_, T> {
+impl<T: Kernel> Ready<'_, T> {
     /// Steps 5–10 once step 4 (or a denial in step 3) has given its
     /// result.
     #[inline]
@@ -339,7 +339,12 @@ impl<T: Tool> Ready<'_, T> {
     }
 }
 
-impl<T: Tool> Run<'_, T> {
+impl<T: Kernel> Run<'_, T> {
+    #[inline]
+    fn facts(&self) -> Facts<'_> {
+        self.entry.tool.facts()
+    }
+
     #[inline]
     fn nested(&self) -> bool {
         self.origin.is_nested()
@@ -381,7 +386,12 @@ impl<T: Tool> Run<'_, T> {
     /// deserialize.
     #[inline]
     fn parse_arguments(&self, args: Arguments<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
-        read_arguments::<T>(&self.entry.compiled, args, self.options.dialect)
+        read_arguments::<T>(
+            self.facts().name,
+            &self.entry.compiled,
+            args,
+            self.options.dialect,
+        )
     }
 
     #[inline]
@@ -398,10 +408,11 @@ impl<T: Tool> Run<'_, T> {
     #[inline]
     fn pre_execute(&self, arguments: &Value, args: &T::Args) -> Admission {
         let view = PreExecute {
-            tool: T::INFO.name,
+            tool: self.facts().name,
             call_id: &self.id,
             arguments,
             nested: self.nested(),
+            caller: self.options.caller.as_ref(),
         };
         let mut ask = None;
         for policy in &self.settings.pre {
@@ -422,12 +433,12 @@ impl<T: Tool> Run<'_, T> {
             }
         }
         if ask.is_none() {
-            match guard(|| T::approval(args)) {
+            match guard(|| self.entry.tool.approval(args)) {
                 Ok(question) => ask = question,
                 Err(panic) => {
                     return Admission::Refused(self.failed(format!(
                         "tool \"{}\" panicked deciding whether the call needs approval: {panic}",
-                        T::INFO.name
+                        self.facts().name
                     )));
                 }
             }
@@ -447,7 +458,7 @@ impl<T: Tool> Run<'_, T> {
             None => ApprovalDecision::Unavailable,
             Some(client) => {
                 let request = ApprovalRequest {
-                    tool: T::INFO.name.to_owned(),
+                    tool: self.facts().name.to_owned(),
                     call_id: self.id.clone(),
                     arguments: arguments.clone(),
                     question: question.clone(),
@@ -477,7 +488,7 @@ impl<T: Tool> Run<'_, T> {
                 .approval_warning
                 .set(not_appended(log, "tool/approval", &e));
         }
-        let refused = approval.refusal(T::INFO.name, self.settings.approval_timeout);
+        let refused = approval.refusal(self.facts().name, self.settings.approval_timeout);
         let _ = self.approval.set(approval);
         match refused {
             None => Ok(()),
@@ -506,22 +517,23 @@ impl<T: Tool> Run<'_, T> {
         let timeout = self
             .options
             .timeout
-            .or(T::INFO.timeout)
+            .or(self.facts().timeout)
             .or(self.settings.default_timeout);
-        let outcome = if T::INFO.blocking {
+        let outcome = if self.facts().blocking {
             // Boxed: the rare path keeps the common one's future small.
             Box::pin(self.execute_blocking(args, caller, timeout)).await
         } else {
             let cx = ToolContext::new(
                 self.registry,
                 &self.id,
-                T::INFO.name,
+                self.facts().name,
                 self.nested(),
                 caller,
                 Lent {
                     progress: self.options.progress.as_ref(),
                     log: self.options.log.as_ref(),
                     client: self.options.client.as_ref(),
+                    caller: self.options.caller.as_ref(),
                 },
             );
             // Dropped under a guard: after a timeout or cancellation, or when
@@ -549,13 +561,13 @@ impl<T: Tool> Run<'_, T> {
             Raced::Done(Ok(Ok(value))) => Ok(value),
             Raced::Done(Ok(Err(e))) => Err(e.into_info()),
             Raced::Done(Err(panic)) => {
-                Err(self.failed(format!("tool \"{}\" panicked: {panic}", T::INFO.name)))
+                Err(self.failed(format!("tool \"{}\" panicked: {panic}", self.facts().name)))
             }
             Raced::TimedOut => Err(ErrorInfo::new(
                 ErrorCode::Timeout,
                 format!(
                     "tool \"{}\" timed out after {} ms",
-                    T::INFO.name,
+                    self.facts().name,
                     timeout.unwrap_or_default().as_millis()
                 ),
             )),
@@ -582,17 +594,19 @@ impl<T: Tool> Run<'_, T> {
             let progress = self.options.progress.clone();
             let log = self.options.log.clone();
             let client = self.options.client.clone();
+            let caller = self.options.caller.clone();
             move || {
                 let cx = ToolContext::new(
                     &registry,
                     &id,
-                    T::INFO.name,
+                    tool.facts().name,
                     nested,
                     Some(&token),
                     Lent {
                         progress: progress.as_ref(),
                         log: log.as_ref(),
                         client: client.as_ref(),
+                        caller: caller.as_ref(),
                     },
                 );
                 guard(|| tool.execute_blocking(args, &cx))
@@ -672,7 +686,7 @@ impl<T: Tool> Run<'_, T> {
             Ok(produced) => produced,
             Err(error) => return State::failed(error),
         };
-        let content = match guard(|| T::render(args, &produced.typed)) {
+        let content = match guard(|| self.entry.tool.render(args, &produced.typed)) {
             Ok(content) => content,
             Err(panic) => {
                 discard(produced);
@@ -709,7 +723,7 @@ impl<T: Tool> Run<'_, T> {
         args: &T::Args,
         value: &T::Value,
     ) -> Result<Option<Value>, ErrorInfo> {
-        let meta = match guard(|| T::presentation_meta(args, value)) {
+        let meta = match guard(|| self.entry.tool.presentation_meta(args, value)) {
             Ok(None) => return Ok(None),
             Ok(Some(meta)) => meta,
             Err(panic) => {
@@ -751,7 +765,7 @@ impl<T: Tool> Run<'_, T> {
     ) -> State<T::Value> {
         for policy in &self.settings.post {
             let view = PostExecute {
-                tool: T::INFO.name,
+                tool: self.facts().name,
                 call_id: &self.id,
                 arguments,
                 nested: self.nested(),
@@ -802,7 +816,7 @@ impl<T: Tool> Run<'_, T> {
         if self.nested() || result.is_error {
             return;
         }
-        let budget = match T::INFO.spill {
+        let budget = match self.facts().spill {
             SpillBudget::Never => return,
             SpillBudget::Default => self.settings.spill_budget,
             SpillBudget::Bytes(n) => n,
@@ -833,8 +847,10 @@ impl<T: Tool> Run<'_, T> {
         if self.nested() {
             return (None, None);
         }
-        let call_card = present::call_card::<T>(args, input);
-        let result_card = match args.and_then(|args| present::draw_result_card::<T>(args, result)) {
+        let call_card = present::call_card(&*self.entry.tool, args, input);
+        let result_card = match args
+            .and_then(|args| present::draw_result_card(&*self.entry.tool, args, result))
+        {
             Some(card) => ResultCardSlot::Drawn(Box::new(card)),
             None => ResultCardSlot::generic(),
         };
@@ -847,7 +863,7 @@ impl<T: Tool> Run<'_, T> {
             ErrorCode::InvalidToolOutput,
             format!(
                 "tool \"{}\" returned invalid output: {detail}",
-                T::INFO.name
+                self.facts().name
             ),
         )
     }

@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use toolprism::cli::clap;
 use toolprism::cli::terminal::{Style, draw_call, draw_result};
+use toolprism::code::CodeMode;
 use toolprism::log::SessionLog;
 use toolprism::spill::SpillStore;
-use toolprism::{Registry, ToolCall, ToolOutcome, content_text};
+use toolprism::{Mode, Registry, ToolCall, ToolOutcome, content_text};
 
 use crate::text::ellipsize;
 use crate::tools::{
@@ -130,6 +131,7 @@ impl Registries {
             .tool(SqlQueryTool::new(&fixtures.database))
             .tool(AcmeTicketTool::default())
             .tool(FlakyRenderTool)
+            .code_mode(Mode::Both)
             .log(SessionLog::create(log)?)
             .spill(SpillStore::new(spill)?)
             .spill_budget(SPILL_BUDGET)
@@ -224,6 +226,9 @@ pub async fn run(
                 "{}",
                 rule(&format!("{} · {}", scenario.name, scenario.about))
             )?;
+            if scenario.name == "code-mode" {
+                print_program(out, &registries.main)?;
+            }
         }
         for (i, call) in scenario.calls.iter().enumerate() {
             let call_id = format!("{}-{}", scenario.name, i + 1);
@@ -245,7 +250,7 @@ pub async fn run(
             if options.json {
                 writeln!(out, "{}", json_line(&record))?;
             } else {
-                print_call(out, call, &arguments, &record, &problems)?;
+                print_call(out, registry, call, &arguments, &record, &problems)?;
             }
             failures.extend(
                 problems
@@ -374,11 +379,20 @@ fn check_call(record: &Record) -> Vec<String> {
                     outcome.result_card().map(|c| c.tag())
                 ),
             ),
+            Expect::NestedCalls(n) => fail(
+                outcome.nested_calls().len() == *n,
+                format!(
+                    "expected {n} nested calls, got {}",
+                    outcome.nested_calls().len()
+                ),
+            ),
         }
     }
-    if record.persisted.len() != 2 {
+    // tool/call and tool/result, and a pair for each call a program made.
+    let expected = 2 + 2 * outcome.nested_calls().len();
+    if record.persisted.len() != expected {
         problems.push(format!(
-            "expected 2 log events (tool/call, tool/result), found {}",
+            "expected {expected} log events (tool/call, tool/result and a pair per nested call), found {}",
             record.persisted.len()
         ));
     }
@@ -466,8 +480,46 @@ fn trimmed_lines(text: &str, max_lines: usize, width: usize) -> String {
     out.join("\n")
 }
 
+/// What the model is given to write a program (an excerpt of `run_code`'s
+/// description, the SDK) and the program it wrote.
+fn print_program(out: &mut dyn Write, registry: &Registry) -> io::Result<()> {
+    let sdk = toolprism::code::sdk(registry);
+    let wanted = [
+        "interface ToolOutputMap {",
+        "  \"glob\": {",
+        "  \"grep\": {",
+    ];
+    let mut excerpt: Vec<&str> = Vec::new();
+    let mut lines = sdk.lines().peekable();
+    while let Some(line) = lines.next() {
+        if wanted.iter().any(|w| line.starts_with(w)) {
+            excerpt.push(line);
+            if line.ends_with('{') {
+                for inner in lines.by_ref() {
+                    excerpt.push(inner);
+                    if inner.starts_with("  }") || inner.starts_with('}') {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    writeln!(out)?;
+    labelled(
+        out,
+        "sdk",
+        &format!(
+            "{} lines of TypeScript from the tools' schemas (`cargo run -- sdk`); an excerpt:\n{}",
+            sdk.lines().count(),
+            trimmed_lines(&excerpt.join("\n"), 24, 110)
+        ),
+    )?;
+    labelled(out, "program", scenarios::CODE_MODE_PROGRAM)
+}
+
 fn print_call(
     out: &mut dyn Write,
+    registry: &Registry,
     call: &scenarios::Call,
     arguments: &str,
     record: &Record,
@@ -514,6 +566,25 @@ fn print_call(
         ui.push_str(&draw_result(card, style));
     }
     labelled(out, "ui", &ui)?;
+    // A program's calls: one pair of cards each, drawn from what the
+    // outcome lists with the presenters replay uses.
+    let mut nested = String::new();
+    for call in outcome.nested_calls() {
+        let mut result = call.result.clone();
+        nested.push_str(&draw_call(
+            &registry.present_call(&call.name, &call.arguments),
+            style,
+        ));
+        nested.push('\n');
+        nested.push_str(&draw_result(
+            &registry.present_result(&call.name, &call.arguments, &mut result),
+            style,
+        ));
+        nested.push('\n');
+    }
+    if !nested.is_empty() {
+        labelled(out, "nested", nested.trim_end())?;
+    }
     let persisted: Vec<String> = record
         .persisted
         .iter()

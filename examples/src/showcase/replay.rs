@@ -25,6 +25,17 @@ pub(crate) struct Summary {
 /// Keys a `tool/result` event may have: what a presenter may see, and no more.
 const RESULT_KEYS: [&str; 6] = ["type", "callId", "content", "isError", "error", "meta"];
 const CALL_KEYS: [&str; 4] = ["type", "callId", "name", "arguments"];
+/// A program's calls also name the call that ran the program.
+const NESTED_RESULT_KEYS: [&str; 7] = [
+    "type",
+    "callId",
+    "parentCallId",
+    "content",
+    "isError",
+    "error",
+    "meta",
+];
+const NESTED_CALL_KEYS: [&str; 5] = ["type", "callId", "parentCallId", "name", "arguments"];
 
 /// Deserializes a card's JSON and serializes it back: it must come back
 /// unchanged. This is the wire-format check: a card that breaks C7 (a
@@ -67,8 +78,42 @@ pub(crate) fn check(
         failures.push(format!("log {problem}"));
     }
     let (mut calls_equal, mut results_equal, mut results) = (0, 0, 0);
+    let (mut nested, mut nested_equal) = (0, 0);
     for entry in &replayed.entries {
         let call_id = &entry.call_id;
+        if entry.nested {
+            // A program's call: its live cards are drawn from what its
+            // parent's outcome lists, with the presenters replay uses.
+            nested += 1;
+            let live_call = entry
+                .parent_call_id
+                .as_deref()
+                .and_then(|parent| live.get(parent))
+                .and_then(|r| {
+                    r.outcome
+                        .nested_calls()
+                        .iter()
+                        .find(|c| &c.call_id == call_id)
+                });
+            let Some(live_call) = live_call else {
+                failures.push(format!(
+                    "{call_id}: a logged nested call its program's outcome does not list"
+                ));
+                continue;
+            };
+            let mut result = live_call.result.clone();
+            let call_card = registry.present_call(&live_call.name, &live_call.arguments);
+            let result_card =
+                registry.present_result(&live_call.name, &live_call.arguments, &mut result);
+            if entry.call_card == call_card && entry.result_card.as_ref() == Some(&result_card) {
+                nested_equal += 1;
+            } else {
+                failures.push(format!(
+                    "{call_id}: the replayed cards of a program's call differ from the live ones"
+                ));
+            }
+            continue;
+        }
         let record = live.get(call_id.as_str());
         let replayed_call = to_json(&entry.call_card);
         wire(
@@ -106,7 +151,7 @@ pub(crate) fn check(
             None => failures.push(format!("{call_id}: a logged result with no live call")),
         }
     }
-    let calls = replayed.entries.len();
+    let calls = replayed.entries.len() - nested;
     for record in records {
         match record.outcome.call_card() {
             Some(card) => wire(
@@ -146,6 +191,8 @@ pub(crate) fn check(
         };
         let allowed: &[&str] = match event.get("type").and_then(Value::as_str) {
             Some("tool/result") => &RESULT_KEYS,
+            Some("tool/nested-result") => &NESTED_RESULT_KEYS,
+            Some("tool/nested-call") => &NESTED_CALL_KEYS,
             _ => &CALL_KEYS,
         };
         for key in event.keys().filter(|k| !allowed.contains(&k.as_str())) {
@@ -188,6 +235,10 @@ pub(crate) fn check(
         format!(
             "result cards {results_equal} of {results} redrawn from the log equal the live ones {}",
             ok(results_equal == results && results == records.len())
+        ),
+        format!(
+            "programs     {nested_equal} of {nested} calls made by programs redrawn from the log equal the live ones {}",
+            ok(nested_equal == nested)
         ),
         format!(
             "wire format  {wire_checked} cards, live and replayed, deserialize as CallCard/ResultCard and serialize back unchanged {}",

@@ -39,6 +39,8 @@ pub enum Expect {
     PersistedLacks(String),
     /// The result card has this tag.
     ResultCard(&'static str),
+    /// A program made this many calls, each with its own cards.
+    NestedCalls(usize),
 }
 
 /// Text that is in the value but nowhere persisted: not in content, not in
@@ -94,8 +96,18 @@ fn with(mut expect: Vec<Expect>, more: impl IntoIterator<Item = Expect>) -> Vec<
     expect
 }
 
+/// The program of the `code-mode` scenario: what a model would send to
+/// `run_code`, written against the SDK (`cargo run -- sdk`).
+pub const CODE_MODE_PROGRAM: &str = r#"const rust = await tools.glob({ pattern: "src/**/*.rs" });
+const todos = await tools.grep({ pattern: "TODO" });
+// Beyond the 100 matches the model would read: only the value has them.
+const late = todos.matches.filter((m) => m.line.includes("VALUE-ONLY")).length;
+const first = await tools.read({ path: todos.matches[0].path, limit: 3 });
+console.log(`${rust.paths.length} Rust files, ${todos.matches.length} TODOs`);
+return { todos: todos.matches.length, late, first: first.path, lines: first.lines.map((l) => l.text) };"#;
+
 /// The names of every scenario, in order.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 11] = [
     "read",
     "grep",
     "glob",
@@ -106,6 +118,7 @@ pub const NAMES: [&str; 10] = [
     "third-party",
     "render-panic",
     "redaction",
+    "code-mode",
 ];
 
 /// Every scenario, in order, over `fixtures`.
@@ -310,6 +323,24 @@ pub fn all(fixtures: &Fixtures) -> Vec<Scenario> {
                     ],
                 },
             ],
+        },
+        Scenario {
+            name: "code-mode",
+            about: "one program answers one question: glob, grep and read in a single call; the values stay in the program",
+            calls: vec![call(
+                "run_code",
+                json!({"description": "count the Rust files and the TODOs, and show the first TODO's file",
+                       "code": CODE_MODE_PROGRAM}),
+                "3 nested calls, each with its own card; only what the program logs and returns reaches the model",
+                vec![
+                    Success,
+                    NestedCalls(3),
+                    ValueHas("\"todos\":243".into()),
+                    ContentHas("123 Rust files, 243 TODOs".into()),
+                    LogLacks(GREP_MARKER.into()),
+                    ResultCard("generic"),
+                ],
+            )],
         },
     ]
 }

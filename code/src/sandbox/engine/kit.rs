@@ -37,7 +37,10 @@ pub(crate) enum Intrinsic {
     ErrorStack,
     /// `ToolCallError.prototype`.
     ToolErrorProto,
-    /// The prelude's `fill(error, code, message)`.
+    /// The `Error` constructor: a call's `ToolCallError` starts as an `Error`
+    /// made in the program's frame.
+    ErrorCtor,
+    /// The prelude's `fill(error, toolName, code, message)`.
     FillToolError,
 }
 
@@ -51,6 +54,8 @@ enum Source {
     Method(&'static str, &'static str),
     /// `Object.getPrototypeOf(Uint8Array.prototype)`.
     TypedArrayProto,
+    /// `globalThis[name]`.
+    Global(&'static str),
     /// A property of the object the prelude returned.
     Prelude(&'static str),
 }
@@ -92,6 +97,7 @@ const SOURCES: [(Intrinsic, Source); COUNT] = [
     (Intrinsic::DateToIso, Source::Method("Date", "toISOString")),
     (Intrinsic::ErrorStack, Source::Prelude("stack")),
     (Intrinsic::ToolErrorProto, Source::Prelude("toolErrorProto")),
+    (Intrinsic::ErrorCtor, Source::Global("Error")),
     (Intrinsic::FillToolError, Source::Prelude("fill")),
 ];
 
@@ -123,6 +129,7 @@ impl Kit {
                     Some(p) => p.into_value(),
                     None => Value::new_null(ctx.clone()),
                 },
+                Source::Global(name) => globals.get(*name)?,
                 Source::Prelude(name) => prelude.get(*name)?,
             };
             values.push(Persistent::save(ctx, value));

@@ -33,7 +33,8 @@ impl Stop {
 
 /// The run's clocks and stop flag, shared by the event loop, the native
 /// functions and the interrupt handler (all on the engine thread, except
-/// `abort`, which the async side sets).
+/// `abort`, which a cancellation or the dropped run's guard sets from
+/// another thread).
 #[derive(Debug)]
 pub(crate) struct Meter {
     compute: Duration,
@@ -73,10 +74,14 @@ impl Meter {
 
     /// Compute spent so far.
     pub(crate) fn spent(&self) -> Duration {
+        self.spent_at(Instant::now())
+    }
+
+    fn spent_at(&self, now: Instant) -> Duration {
         let running = self
             .busy_since
             .get()
-            .map_or(Duration::ZERO, |s| s.elapsed());
+            .map_or(Duration::ZERO, |s| now.saturating_duration_since(s));
         self.spent.get() + running
     }
 
@@ -106,9 +111,12 @@ impl Meter {
         }
         if self.abort.load(Ordering::Acquire) {
             self.stop(Stop::Aborted);
-        } else if Instant::now() >= self.deadline {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= self.deadline {
             self.stop(Stop::Wall);
-        } else if self.spent() > self.compute {
+        } else if self.spent_at(now) > self.compute {
             self.stop(Stop::Compute);
         }
         self.stop.get().is_some()

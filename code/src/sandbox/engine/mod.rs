@@ -1,43 +1,49 @@
 //! The engine thread: one QuickJS runtime and context per run, the
-//! program's event loop, and the limits it enforces.
+//! program's event loop, the nested calls' host futures, and the limits.
 //!
-//! The thread owns everything JavaScript. It talks to the async side of
-//! [`run`](crate::sandbox::run) over two channels: nested calls go out as
-//! [`ToHost::Call`], their results come back as [`ToEngine::Reply`], and the
-//! run's outcome goes out as [`ToHost::Done`] once the runtime is freed.
-//! While no job is queued and the program's promise is pending, the thread
-//! sleeps on its channel; that time is not compute.
+//! The thread owns everything JavaScript and polls every host future
+//! itself ([`calls`]), inside the caller's tokio runtime (it has entered
+//! the runtime's handle). Its event loop runs the program's pending jobs,
+//! polls the host futures whose wakers fired, settles the promises of the
+//! calls that finished, and when nothing can run parks until a waker (or
+//! the caller's cancellation) unparks it, or until the wall deadline; the
+//! parked time is not compute. The async side of [`run`](crate::sandbox::run) only
+//! waits for the outcome, sent once the runtime is freed and no host
+//! future is left.
 
+mod calls;
 pub(crate) mod format;
 pub(crate) mod kit;
 pub(crate) mod meter;
 mod natives;
+pub(crate) mod signal;
 pub(crate) mod text;
 pub(crate) mod thrown;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::object::Property;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Promise, Runtime, Value};
 use serde_json::Value as Json;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
 
+use self::calls::{Answer, Calls};
 use self::kit::Kit;
 use self::meter::{Meter, Stop};
+use self::signal::{CancelWatch, Signal};
 use self::thrown::{PROGRAM_FILE, SourceMap};
 use crate::sandbox::codes as code;
 use crate::sandbox::convert::{drop_deep, from_json, to_json};
-use crate::sandbox::run::{ToEngine, ToHost};
 use crate::sandbox::{
-    ErrorKind, HostError, Limits, MAX_STACK_BYTES, MESSAGE_CAP, MESSAGE_FLOOR, RunError, RunOutcome,
+    ErrorKind, Host, HostError, Limits, MAX_STACK_BYTES, MESSAGE_CAP, MESSAGE_FLOOR, RunError,
+    RunOutcome,
 };
 
 /// The prelude: defines `tools` and `ToolCallError`, returns the helpers.
@@ -65,22 +71,34 @@ type Intrinsics = (
     intrinsic::Promise,
 );
 
-/// A nested call the program is awaiting.
+/// A nested call the program is awaiting (running or queued; a call
+/// answered on its first poll never becomes one).
 pub(crate) struct Pending {
     resolve: Persistent<Function<'static>>,
     reject: Persistent<Function<'static>>,
     /// The `ToolCallError` made at the call site, rejected with on failure.
     site: Persistent<Object<'static>>,
-    name: String,
+    name: Rc<str>,
 }
 
-/// State shared by the event loop and the native functions.
+/// State shared by the event loop, the native functions and the interrupt
+/// handler.
 pub(crate) struct Session {
     limits: Limits,
     meter: Rc<Meter>,
     kit: RefCell<Kit>,
-    to_host: UnboundedSender<ToHost>,
+    /// Wakes this thread: host-future wakers, the caller's cancellation.
+    signal: Arc<Signal>,
+    /// The host futures in flight and the queue. Never borrowed while
+    /// program code runs.
+    nested: RefCell<Calls>,
+    /// Answers of calls that finished, not yet delivered to the program.
+    completed: RefCell<VecDeque<(u64, Answer)>>,
+    /// The run's calls token (cancelled with the caller's token).
+    cancel: CancellationToken,
     pending: RefCell<HashMap<u64, Pending>>,
+    /// Tool names read so far, by the id the prelude's callers pass.
+    names: RefCell<Vec<natives::ToolName>>,
     next_id: Cell<u64>,
     calls: Cell<usize>,
     logs: RefCell<Vec<String>>,
@@ -89,6 +107,54 @@ pub(crate) struct Session {
 }
 
 impl Session {
+    /// Runs host code (`Host::call`, `Host::concurrent`, polls): its time
+    /// is not compute.
+    fn host_work<T>(&self, work: impl FnOnce() -> T) -> T {
+        self.meter.pause();
+        let out = work();
+        self.meter.resume();
+        out
+    }
+
+    /// Polls the host futures whose wakers fired; their answers go to
+    /// `completed`. Skipped if program code is inside a host call (never,
+    /// in practice: host code cannot run JavaScript).
+    fn poll_nested(&self) {
+        let (Ok(mut nested), Ok(mut completed)) = (
+            self.nested.try_borrow_mut(),
+            self.completed.try_borrow_mut(),
+        ) else {
+            return;
+        };
+        self.host_work(|| nested.poll(&mut completed));
+    }
+
+    /// Whether the caller cancelled the run (or dropped it); if so the run
+    /// stops. Checked before a call's answer reaches the program: a host
+    /// future that ended because its token was cancelled must not make the
+    /// program's outcome anything but `ABORTED` (the calls' tokens are all
+    /// marked cancelled before any of their wakers runs).
+    fn cancelled(&self) -> bool {
+        if self.cancel.is_cancelled() {
+            self.meter.stop(Stop::Aborted);
+            return true;
+        }
+        false
+    }
+
+    /// QuickJS's interrupt handler: the limits, and, while the program
+    /// computes, the host futures that woke (so a call's next step, or the
+    /// start of a queued call, does not wait for the program to pause).
+    fn interrupt(&self) -> bool {
+        if self.meter.check() {
+            return true;
+        }
+        if self.signal.is_set() {
+            self.poll_nested();
+        }
+        false
+    }
+
     /// Room for an error message: what the ledger has left, within
     /// [`MESSAGE_FLOOR`] and [`MESSAGE_CAP`].
     fn message_room(&self) -> usize {
@@ -110,20 +176,34 @@ impl Session {
 pub(crate) struct Job {
     pub(crate) program: String,
     pub(crate) limits: Limits,
+    /// Set when the caller cancels the run (the engine's own watch on
+    /// `cancel`) or drops it (the run's guard).
     pub(crate) abort: Arc<AtomicBool>,
-    pub(crate) to_host: UnboundedSender<ToHost>,
-    pub(crate) from_host: Receiver<ToEngine>,
+    /// Wakes the engine thread; the thread binds it to itself.
+    pub(crate) signal: Arc<Signal>,
+    pub(crate) host: Arc<dyn Host>,
+    /// The parent of every nested call's token (a child of the caller's).
+    pub(crate) cancel: CancellationToken,
+    /// The caller's tokio runtime, entered by the engine thread.
+    pub(crate) runtime: tokio::runtime::Handle,
 }
 
-/// Starts the engine thread for `job`; it sends [`ToHost::Done`] when the
-/// run is over and its runtime freed.
-pub(crate) fn spawn(job: Job) -> std::io::Result<()> {
+/// Starts the engine thread for `job`; it sends the outcome on `done` when
+/// the run is over, its runtime freed and no host future left.
+pub(crate) fn spawn(
+    job: Job,
+    done: tokio::sync::oneshot::Sender<RunOutcome>,
+) -> std::io::Result<()> {
     let stack = job.limits.stack_bytes.min(MAX_STACK_BYTES) + STACK_MARGIN;
     std::thread::Builder::new()
         .name("toolprism-js".to_owned())
         .stack_size(stack)
         .spawn(move || {
-            let to_host = job.to_host.clone();
+            job.signal.bind();
+            // Host futures are polled here: they find the caller's runtime
+            // (timers, spawn, spawn_blocking, I/O) as inside a task.
+            let runtime = job.runtime.clone();
+            let _entered = runtime.enter();
             let started = Instant::now();
             let outcome = catch_unwind(AssertUnwindSafe(|| execute(job))).unwrap_or_else(|_| {
                 failed(
@@ -131,7 +211,7 @@ pub(crate) fn spawn(job: Job) -> std::io::Result<()> {
                     started,
                 )
             });
-            let _ = to_host.send(ToHost::Done(Box::new(outcome)));
+            let _ = done.send(outcome);
         })
         .map(|_| ())
 }
@@ -169,8 +249,6 @@ fn execute(job: Job) -> RunOutcome {
     };
     rt.set_memory_limit(job.limits.memory_bytes);
     rt.set_max_stack_size(job.limits.stack_bytes.min(MAX_STACK_BYTES));
-    let handler_meter = meter.clone();
-    rt.set_interrupt_handler(Some(Box::new(move || handler_meter.check())));
     let ctx = match Context::custom::<Intrinsics>(&rt) {
         Ok(ctx) => ctx,
         Err(e) => return internal("could not create the JavaScript context", e),
@@ -179,30 +257,49 @@ fn execute(job: Job) -> RunOutcome {
         limits: job.limits.clone(),
         meter: meter.clone(),
         kit: RefCell::new(Kit::default()),
-        to_host: job.to_host.clone(),
+        signal: job.signal.clone(),
+        nested: RefCell::new(Calls::new(
+            job.host.clone(),
+            job.cancel.clone(),
+            job.signal.clone(),
+            job.limits.max_concurrent,
+        )),
+        completed: RefCell::new(VecDeque::new()),
+        cancel: job.cancel.clone(),
         pending: RefCell::new(HashMap::new()),
+        names: RefCell::new(Vec::new()),
         next_id: Cell::new(0),
         calls: Cell::new(0),
         logs: RefCell::new(Vec::new()),
         output: Cell::new(0),
     });
+    let handler_session = session.clone();
+    rt.set_interrupt_handler(Some(Box::new(move || handler_session.interrupt())));
+    let watch = CancelWatch::new(job.cancel.clone(), job.abort.clone(), job.signal.clone());
 
     let result = drive(&rt, &ctx, &session, &job);
+    drop(watch);
 
+    // No call starts any more, and the running ones are told to stop.
+    session.nested.borrow_mut().shutdown();
     // Free everything JavaScript before the context and runtime go.
     session.release();
     drop(ctx);
     rt.set_interrupt_handler(None);
     drop(rt);
     meter.pause();
-    RunOutcome {
+    let outcome = RunOutcome {
         logs: session.logs.take(),
         result,
         calls: session.calls.get(),
         compute: meter.spent(),
         wall: started.elapsed(),
         output_bytes: session.output.get(),
-    }
+    };
+    // Running calls get the grace to end cleanly; then they are dropped.
+    session.completed.borrow_mut().clear();
+    session.nested.borrow_mut().drain(job.limits.cancel_grace);
+    outcome
 }
 
 /// Everything the event loop needs about the program's source.
@@ -247,6 +344,14 @@ fn drive(
         if let Some(result) = ctx.with(|ctx| settled(&ctx, session, &main, &source)) {
             return result;
         }
+        // The host futures that woke; deliver what finished.
+        session.poll_nested();
+        if !session.completed.borrow().is_empty() && session.cancelled() {
+            continue;
+        }
+        if ctx.with(|ctx| deliver_completed(&ctx, session)) {
+            continue;
+        }
         if session.pending.borrow().is_empty() {
             return Err(RunError::new(
                 ErrorKind::Stalled,
@@ -255,25 +360,29 @@ fn drive(
                  whose resolve is never called?)",
             ));
         }
-        // Wait for the host; this is not compute.
+        // Park until a host future (or the caller) wakes this thread; this
+        // is not compute.
         session.meter.pause();
-        let wait = session
-            .meter
-            .deadline()
-            .saturating_duration_since(Instant::now());
-        let message = job.from_host.recv_timeout(wait);
+        let woken = session.signal.wait_until(session.meter.deadline());
         session.meter.resume();
-        match message {
-            Ok(message) => ctx.with(|ctx| {
-                receive(&ctx, session, message);
-                // Take every reply already there before running jobs.
-                while let Ok(message) = job.from_host.try_recv() {
-                    receive(&ctx, session, message);
-                }
-            }),
-            Err(RecvTimeoutError::Timeout) => session.meter.stop(Stop::Wall),
-            Err(RecvTimeoutError::Disconnected) => session.meter.stop(Stop::Aborted),
+        if !woken {
+            session.meter.stop(Stop::Wall);
         }
+    }
+}
+
+/// Settles the promises of the calls in `completed`; `true` if there were
+/// any. No borrow is held while a promise settles: that can run program
+/// code (an `Object.prototype.then` getter), which can make calls.
+fn deliver_completed(ctx: &Ctx<'_>, session: &Session) -> bool {
+    let mut any = false;
+    loop {
+        let next = session.completed.borrow_mut().pop_front();
+        let Some((id, answer)) = next else {
+            return any;
+        };
+        any = true;
+        settle(ctx, session, id, answer);
     }
 }
 
@@ -328,7 +437,8 @@ fn install<'js>(ctx: &Ctx<'js>, session: &Rc<Session>) -> rquickjs::Result<()> {
     options.strict = true;
     let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
     let call = natives::tool_function(ctx, session.clone())?;
-    let helpers: Object = prelude.call((call,))?;
+    let name = natives::name_function(ctx, session.clone())?;
+    let helpers: Object = prelude.call((call, name))?;
     *session.kit.borrow_mut() = Kit::capture(ctx, &helpers)?;
     let console = natives::console_object(ctx, session)?;
     ctx.globals()
@@ -457,17 +567,8 @@ fn json_len(value: &Json) -> usize {
     count.0
 }
 
-/// Handles one message from the async side.
-fn receive(ctx: &Ctx<'_>, session: &Session, message: ToEngine) {
-    match message {
-        ToEngine::Reply { id, result } => settle(ctx, session, id, result),
-        // The async side set the abort flag; the meter sees it.
-        ToEngine::Wake => {}
-    }
-}
-
-/// Resolves or rejects the promise of call `id`.
-fn settle(ctx: &Ctx<'_>, session: &Session, id: u64, result: Result<Json, HostError>) {
+/// Resolves or rejects the promise of pending call `id`.
+fn settle(ctx: &Ctx<'_>, session: &Session, id: u64, answer: Answer) {
     let Some(pending) = session.pending.borrow_mut().remove(&id) else {
         return;
     };
@@ -478,8 +579,32 @@ fn settle(ctx: &Ctx<'_>, session: &Session, id: u64, result: Result<Json, HostEr
     ) else {
         return;
     };
+    let result = answer.into_result(&pending.name);
+    deliver(
+        ctx,
+        session,
+        &pending.name,
+        &resolve,
+        &reject,
+        Some(site),
+        result,
+    );
+}
+
+/// Resolves a call's promise with its result as a JavaScript value, or
+/// rejects it with the call's `ToolCallError`: `site`, filled in, or if
+/// there is none (the call was answered while the program's frame is still
+/// on the stack) one made now.
+pub(crate) fn deliver<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session,
+    name: &str,
+    resolve: &Function<'js>,
+    reject: &Function<'js>,
+    site: Option<Object<'js>>,
+    result: Result<Json, HostError>,
+) {
     let kit = session.kit.borrow();
-    let name = &pending.name;
     let failure = match result {
         Ok(json) => match from_json::check(&json, "result") {
             Err(why) => {
@@ -515,9 +640,14 @@ fn settle(ctx: &Ctx<'_>, session: &Session, id: u64, result: Result<Json, HostEr
         Err(HostError { code, message }) => Some((code, message)),
     };
     if let Some((code, message)) = failure {
+        let site = match site {
+            Some(site) => Some(site),
+            None => natives::call_site(ctx, &kit).ok(),
+        };
         let rejected = kit
             .function(ctx, kit::Intrinsic::FillToolError)
-            .and_then(|fill| fill.call::<_, Value>((site, code, message)).ok())
+            .zip(site)
+            .and_then(|(fill, site)| fill.call::<_, Value>((site, name, code, message)).ok())
             .and_then(|error| reject.call::<_, ()>((error,)).ok());
         if rejected.is_none() {
             let _ = ctx.catch();

@@ -4,7 +4,7 @@
 // to globals or prototypes later reaches it: property descriptors and the
 // proxy handler have no prototype (an `Object.prototype.get` cannot become a
 // trap), and the globals are neither writable nor configurable.
-(function (nativeCall) {
+(function (nativeCall, nativeName) {
   "use strict";
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -32,20 +32,28 @@
   freeze(ToolCallError.prototype);
   freeze(ToolCallError);
 
-  // The engine settles the error made when the call was submitted (so its
-  // stack shows the program's call site) once the host has answered.
-  const fill = (error, code, message) => {
+  // A call that fails rejects with an `Error` the engine made in the
+  // program's frame (when the call was submitted, so its stack shows the
+  // program's call site) and gave `ToolCallError.prototype`; this fills it
+  // in. A call that succeeds makes no error object at all.
+  const fill = (error, toolName, code, message) => {
+    defineProperty(error, "toolName", data(toolName, true));
     defineProperty(error, "code", data(code, true));
     defineProperty(error, "message", data(message, false));
     return error;
   };
 
+  // One caller per tool name. On its first call it registers the name with
+  // the engine, which reads it once and answers with an id (or -2 when it
+  // keeps no more names: the name is then read on every call).
   const callers = create(null);
   const callerFor = (name) => {
     let caller = callers[name];
     if (caller === undefined) {
+      let id = -1;
       caller = function (args) {
-        return nativeCall(name, args, arguments.length, new ToolCallError(name, "PENDING", ""));
+        if (id === -1) id = nativeName(name);
+        return nativeCall(id, name, args, arguments.length);
       };
       callers[name] = caller;
     }

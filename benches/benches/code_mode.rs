@@ -1,0 +1,204 @@
+//! Code Mode, side by side in one run (`cargo bench -p toolprism-benches
+//! --bench code_mode`): each figure is a ratio of two sides measured in
+//! alternating rounds on the same machine, medians of the rounds.
+//!
+//! - **start**: `run_code` of `return 1` against one native call of a
+//!   trivial tool (`echo`), and against starting a Node `worker_thread`
+//!   that posts `1` back (the reference system's substrate; `node` must be
+//!   on the PATH, else that row is skipped);
+//! - **per nested call**: 100 `read`s of a small file in one program
+//!   against 100 native `Registry::call`s of `read`, awaited one by one in
+//!   both (the program's own start is subtracted: it is the row above);
+//! - **memory**: the resident set of 20 runs waiting on a slow tool at
+//!   once, per run.
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolprism::code::CodeMode;
+use toolprism::{ContentBlock, Mode, Registry, ToolCall, ToolContext, ToolError, tool};
+use toolprism_benches::EchoTool;
+use toolprism_tools::{ReadTool, Workspace};
+
+#[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
+struct Millis {
+    ms: u64,
+}
+
+/// Sleeps `ms`.
+#[tool(name = "nap", read_only)]
+impl Nap {
+    async fn execute(&self, args: Millis, _cx: &ToolContext<'_>) -> Result<u64, ToolError> {
+        tokio::time::sleep(Duration::from_millis(args.ms)).await;
+        Ok(args.ms)
+    }
+    fn render(_: &Millis, v: &u64) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v.to_string())]
+    }
+}
+struct Nap;
+
+const ROUNDS: usize = 15;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn program(code: &str) -> String {
+    json!({"code": code, "description": "bench"}).to_string()
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Milliseconds to start a Node worker_thread that posts back `1`, the
+/// median of `n` starts in one Node process; `None` without `node`.
+fn node_worker_ms(n: usize) -> Option<f64> {
+    let script = format!(
+        r#"const {{ Worker }} = require("worker_threads");
+const times = [];
+(async () => {{
+  for (let i = 0; i < {n}; i++) {{
+    const t0 = process.hrtime.bigint();
+    await new Promise((done) => {{
+      const w = new Worker("require('worker_threads').parentPort.postMessage(1)", {{ eval: true }});
+      w.once("message", () => {{ times.push(Number(process.hrtime.bigint() - t0) / 1e6); w.terminate().then(done); }});
+    }});
+  }}
+  times.sort((a, b) => a - b);
+  console.log(times[times.length >> 1]);
+}})();"#
+    );
+    let out = Command::new("node").arg("-e").arg(script).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.txt"), "one\ntwo\nthree\n").unwrap();
+    let workspace = Workspace::new(dir.path()).unwrap();
+    let registry = Registry::builder()
+        .tool(EchoTool)
+        .tool(ReadTool::new(workspace))
+        .tool(Nap)
+        .code_mode(Mode::Both)
+        .build()
+        .unwrap();
+
+    let trivial = program("return 1;");
+    let reads = program(
+        "let n = 0; for (let i = 0; i < 100; i++) { const r = await tools.read({ path: 'small.txt' }); n += r.totalLines; } return n;",
+    );
+    let read_args = r#"{"path":"small.txt"}"#;
+    let echo_args = r#"{"text":"hello"}"#;
+
+    // Warm up every side once.
+    rt.block_on(async {
+        for _ in 0..20 {
+            black_box(registry.call(ToolCall::new("w", "run_code", &*reads)).await);
+            black_box(registry.call(ToolCall::new("w", "read", read_args)).await);
+        }
+    });
+
+    let (mut start, mut echo, mut nested, mut native) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..ROUNDS {
+        rt.block_on(async {
+            // One start of a program, against one echo call (each averaged
+            // over 50 to lift it above the clock).
+            let t = Instant::now();
+            for _ in 0..50 {
+                let out = registry
+                    .call(ToolCall::new("s", "run_code", &*trivial))
+                    .await;
+                assert!(!out.is_error(), "{out:?}");
+            }
+            start.push(t.elapsed().as_secs_f64() / 50.0);
+            let t = Instant::now();
+            for _ in 0..50 {
+                black_box(registry.call(ToolCall::new("e", "echo", echo_args)).await);
+            }
+            echo.push(t.elapsed().as_secs_f64() / 50.0);
+            // 100 reads in a program, against 100 native reads.
+            let t = Instant::now();
+            let out = registry.call(ToolCall::new("p", "run_code", &*reads)).await;
+            assert_eq!(out.value().unwrap()["result"], 300, "{out:?}");
+            nested.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            for _ in 0..100 {
+                let out = registry.call(ToolCall::new("n", "read", read_args)).await;
+                assert!(!out.is_error());
+            }
+            native.push(t.elapsed().as_secs_f64());
+        });
+    }
+    let start_s = median(start);
+    let echo_s = median(echo);
+    let per_nested = (median(nested) - start_s) / 100.0;
+    let per_native = median(native) / 100.0;
+
+    // Memory: 20 runs waiting on a 1.5 s nap at once.
+    let before = rss_kib();
+    let peak = rt.block_on(async {
+        let waiting = program("return await tools.nap({ ms: 1500 });");
+        let mut runs = Vec::new();
+        for i in 0..20 {
+            let registry = registry.clone();
+            let args = waiting.clone();
+            runs.push(tokio::spawn(async move {
+                registry
+                    .call(ToolCall::new(format!("m{i}"), "run_code", args))
+                    .await
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let peak = rss_kib();
+        for run in runs {
+            let out = run.await.unwrap();
+            assert!(!out.is_error(), "{out:?}");
+        }
+        peak
+    });
+    let node = node_worker_ms(30);
+
+    println!();
+    println!("Code Mode, {ROUNDS} alternating rounds (medians):");
+    println!(
+        "  start      run_code of `return 1`: {:.1} µs; one native call of echo: {:.2} µs; ratio {:.1}",
+        start_s * 1e6,
+        echo_s * 1e6,
+        start_s / echo_s
+    );
+    match node {
+        Some(ms) => println!(
+            "  substrate  run_code start {:.3} ms against a Node worker_thread start {ms:.2} ms: ratio {:.3} (target <= 0.1)",
+            start_s * 1e3,
+            start_s * 1e3 / ms
+        ),
+        None => println!("  substrate  (node not found: skipped)"),
+    }
+    println!(
+        "  nested     per read in a program {:.1} µs; per native read {:.1} µs; ratio {:.2} (target <= 1.5)",
+        per_nested * 1e6,
+        per_native * 1e6,
+        per_nested / per_native
+    );
+    println!(
+        "  memory     20 waiting runs: {} KiB more resident, {} KiB per run",
+        peak.saturating_sub(before),
+        peak.saturating_sub(before) / 20
+    );
+}
