@@ -8,7 +8,7 @@
 //!
 //! What the page promises:
 //!
-//! - **Cards, not tools** (DESIGN C8): every card is drawn from its tag
+//! - **Cards, not tools** (contract rule C8, `docs/contract.md`): every card is drawn from its tag
 //!   alone; no tool name changes how anything is drawn (a tool's name is
 //!   shown, as text, next to its call).
 //! - **Data, never markup**: every string from a log (content, arguments,
