@@ -75,14 +75,12 @@ window.tpShow = async function (spec) {
     hostContext: { theme: spec.theme || "light", displayMode: "inline", toolInfo: { tool } },
   });
   const sizes = [];
-  let sent = false;
-  let drawn;
-  const sized = new Promise((resolve) => (drawn = resolve));
+  let lastSize = 0;
   bridge.onsizechange = ({ height }) => {
     if (typeof height !== "number") return;
     iframe.style.height = height + "px";
     sizes.push(height);
-    if (sent) drawn();
+    lastSize = performance.now();
   };
   const initialized = new Promise((resolve) => (bridge.oninitialized = resolve));
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
@@ -90,9 +88,14 @@ window.tpShow = async function (spec) {
   await initialized;
   await bridge.sendToolInput({ arguments: spec.arguments });
   const result = spec.result || (await client.callTool({ name: spec.tool, arguments: spec.arguments }));
-  sent = true;
+  const sentAt = performance.now();
   await bridge.sendToolResult(result);
-  await Promise.race([sized, new Promise((resolve) => setTimeout(resolve, 3000))]);
+  // Drawn once the app has reported a size since the result and then
+  // stayed quiet a while (at most 3 s).
+  while (performance.now() - sentAt < 3000) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (lastSize > sentAt && performance.now() - lastSize > 250) break;
+  }
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   return {
     uri,
