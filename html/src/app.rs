@@ -69,7 +69,8 @@ pub(crate) const APP_SCRIPT: &str = include_str!("app.js");
 /// ```
 /// let page = toolprism::html::card_app();
 /// assert!(page.starts_with("<!DOCTYPE html>"));
-/// assert!(page.contains("default-src 'none'"));
+/// assert!(toolprism::html::app_policy().starts_with("default-src 'none';"));
+/// assert!(page.contains("default-src &#39;none&#39;;")); // in its meta tag
 /// ```
 pub fn card_app() -> String {
     let mut out = String::with_capacity(32 * 1024);
