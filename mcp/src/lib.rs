@@ -139,6 +139,7 @@
 //! | a tool the registry does not hold | JSON-RPC error `-32602` (invalid params), as the specification says, naming the tools there are |
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
+//! | `initialize` with `capabilities.extensions["io.modelcontextprotocol/ui"]` (MCP Apps; `mimeTypes`, when listed, including `text/html;profile=mcp-app`), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the answer declares the extension and `resources`; every `tools/list` entry carries `_meta.ui.resourceUri = "ui://toolprism/card"`; `resources/list` holds that card app and `resources/read` returns it ([`toolprism_html::card_app`]); every result carries its cards drawn for the app under `_meta["toolprism/view"]` ([`toolprism_html::card_view`]). Other clients get none of it |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
 //!
 //! # Cards
@@ -231,6 +232,7 @@
 //! stderr: that log's first failed write, and the warning of a start
 //! without authentication on an address other machines can reach.
 
+mod app;
 mod auth;
 mod call_result;
 mod cards;
