@@ -2,7 +2,7 @@
 //!
 //! This is UI code: it switches on the card's tag (the enum variant) and
 //! nothing else. It never names a tool, so any tool, present or future,
-//! that returns a card of a known tag is drawn right (DESIGN C8).
+//! that returns a card of a known tag is drawn right (contract rule C8, `docs/contract.md`).
 //! Long bodies are cut to a few lines, and the cut is always said.
 //!
 //! Every text in a card is data: control characters (an escape sequence

@@ -13,7 +13,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use toolprism::Registry;
+use toolprism::code::CodeMode;
+use toolprism::{Mode, Registry};
 use toolprism_examples::tools::{AcmeTicketTool, FlakyRenderTool};
 use toolprism_testkit::browser::{Open, Step, browser, file_url};
 use toolprism_tools::{
@@ -65,12 +66,13 @@ fn showcase_page() -> &'static Path {
             .tool(SqlQueryTool::new(dir.join("unused.sqlite")))
             .tool(AcmeTicketTool::default())
             .tool(FlakyRenderTool)
+            .code_mode(Mode::Both)
             .build()
             .expect("the showcase's tools register");
         let page = dir.join("showcase.html");
         let counts =
             toolprism::html::write_session(&log, &registry, &page).expect("write the page");
-        assert_eq!(counts.calls, 19, "{counts:?}");
+        assert_eq!(counts.calls, 23, "{counts:?}");
         assert_eq!(counts.problems, 0, "{counts:?}");
         let _ = std::fs::remove_dir_all(&run);
         eprintln!(
@@ -100,7 +102,7 @@ fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
     assert!(run.csp_violations.is_empty(), "{:?}", run.csp_violations);
     assert!(run.dialogs.is_empty(), "{:?}", run.dialogs);
     assert_eq!(run.results[0], true, "the page's script did not run");
-    assert_eq!(run.results[1], 19);
+    assert_eq!(run.results[1], 23);
     eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
 }
 
@@ -132,7 +134,11 @@ fn every_call_is_rendered_for_a_screenshot_and_for_anything_reading_its_text() {
     let r = &run.results[0];
     assert_eq!(r["skipped"], 0, "{r}");
     assert_eq!(r["missing"], serde_json::json!([]), "{r}");
-    assert!(r["last"].as_str().unwrap().contains("3 rows"), "{r}");
+    // The page's last call, far below the fold: the program's nested read.
+    assert!(
+        r["last"].as_str().unwrap().contains("lines 1–3 of 5"),
+        "{r}"
+    );
 }
 
 /// Facts read from the DOM, as `{name: value}`.
@@ -236,15 +242,20 @@ fn every_card_type_shows_its_key_facts() {
     has("searchCounts", "100 shown of 123");
     has("searchCut", "the search found 143 more");
     assert!(f["searchFiles"].as_u64().unwrap() > 1, "{f}");
-    assert_eq!(f["paths"], 100);
+    // The glob of the search scenario and the program's glob: 100 each.
+    assert_eq!(f["paths"], 200);
 
     // Read: the window and its numbered lines; the call cards' titles say
     // only the window the arguments asked for.
-    assert_eq!(strings("readWindow"), ["lines 1–12 of 44"]);
+    // Then the program's nested read of README.md.
+    assert_eq!(
+        strings("readWindow"),
+        ["lines 1–12 of 44", "lines 1–3 of 5"]
+    );
     has("titles", "Read src/lib.rs (lines 1–12)");
     has("titles", "Read ../outside.txt");
     assert!(strings("titles").iter().all(|t| !t.contains("2000")), "{f}");
-    let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
+    let numbers: Vec<String> = (1..=12).chain(1..=3).map(|n| n.to_string()).collect();
     assert_eq!(strings("readLines"), numbers);
     has("readMore", "32 more lines after line 12");
 
@@ -288,8 +299,11 @@ fn every_card_type_shows_its_key_facts() {
         ]
     );
     assert_eq!(f["errorCards"], 4);
-    has("stats", "19 calls");
-    has("stats", "15 succeeded");
+    has("stats", "23 calls");
+    // 19 calls of the scenarios and a program's 3 nested calls, all but
+    // the four errors succeeded.
+    has("stats", "19 succeeded");
+    has("stats", "3 nested");
     has("stats", "4 errors");
     assert_eq!(strings("codes").len(), 4, "{f}");
 
@@ -319,7 +333,7 @@ fn the_page_reads_the_same_with_scripts_off() {
     );
     assert!(run.errors().is_empty(), "{:?}", run.console);
     assert_eq!(run.results[0], true, "the toolbar needs the script");
-    assert_eq!(run.results[1], 19, "every call is open without the script");
+    assert_eq!(run.results[1], 23, "every call is open without the script");
     assert!(
         run.results[2..].iter().all(|r| r == true),
         "{:?}",
@@ -342,7 +356,7 @@ fn a_click_collapses_a_call_and_the_toolbar_collapses_and_filters() {
             ),
             Step::Click(
                 "button[data-a=open]",
-                "document.querySelectorAll('details.c[open]').length === 19",
+                "document.querySelectorAll('details.c[open]').length === 23",
             ),
             Step::Click("button[data-a=err]", "document.body.classList.contains('only-err')"),
             Step::Eval(

@@ -11,30 +11,39 @@
 /// The page's inline script.
 pub(crate) const SCRIPT: &str = include_str!("script.js");
 
+/// `sha256-<base64>` of a constant text, as a CSP source, computed at
+/// compile time.
+macro_rules! hash_source {
+    ($text:expr) => {{
+        const DIGEST: [u8; 32] = sha256($text.as_bytes());
+        const B64: [u8; 44] = base64_32(&DIGEST);
+        const SOURCE: [u8; 51] = {
+            let mut out = [0u8; 51];
+            let prefix = b"sha256-";
+            let mut i = 0;
+            while i < prefix.len() {
+                out[i] = prefix[i];
+                i += 1;
+            }
+            let mut j = 0;
+            while j < B64.len() {
+                out[prefix.len() + j] = B64[j];
+                j += 1;
+            }
+            out
+        };
+        match std::str::from_utf8(&SOURCE) {
+            Ok(s) => s,
+            Err(_) => panic!("base64 is ASCII"),
+        }
+    }};
+}
+
 /// `sha256-<base64>` of [`SCRIPT`], as a CSP source.
-pub(crate) const SCRIPT_HASH: &str = {
-    const DIGEST: [u8; 32] = sha256(SCRIPT.as_bytes());
-    const B64: [u8; 44] = base64_32(&DIGEST);
-    const SOURCE: [u8; 51] = {
-        let mut out = [0u8; 51];
-        let prefix = b"sha256-";
-        let mut i = 0;
-        while i < prefix.len() {
-            out[i] = prefix[i];
-            i += 1;
-        }
-        let mut j = 0;
-        while j < B64.len() {
-            out[prefix.len() + j] = B64[j];
-            j += 1;
-        }
-        out
-    };
-    match std::str::from_utf8(&SOURCE) {
-        Ok(s) => s,
-        Err(_) => panic!("base64 is ASCII"),
-    }
-};
+pub(crate) const SCRIPT_HASH: &str = hash_source!(SCRIPT);
+
+/// `sha256-<base64>` of the card app's script, as a CSP source.
+pub(crate) const APP_SCRIPT_HASH: &str = hash_source!(crate::app::APP_SCRIPT);
 
 /// The policy: nothing loads, nothing connects, only the hashed script runs.
 pub(crate) fn policy() -> String {

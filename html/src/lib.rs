@@ -4,11 +4,14 @@
 //!   (style it with [`STYLE`]);
 //! - [`session_page`] draws a [`Session`] (calls replayed from a log) as
 //!   one self-contained page; [`write_session`] does it from a log's path
-//!   in one call.
+//!   in one call;
+//! - [`card_app`] is the same cards' MCP App (`ui://toolprism/card`), the
+//!   page an MCP Apps host draws next to a call, and [`card_view`] the
+//!   drawn cards a result carries to it (one renderer, two outputs).
 //!
 //! What the page promises:
 //!
-//! - **Cards, not tools** (DESIGN C8): every card is drawn from its tag
+//! - **Cards, not tools** (contract rule C8, `docs/contract.md`): every card is drawn from its tag
 //!   alone; no tool name changes how anything is drawn (a tool's name is
 //!   shown, as text, next to its call).
 //! - **Data, never markup**: every string from a log (content, arguments,
@@ -75,6 +78,7 @@
 //! assert!(!html.contains("chip bad timedout")); // no label read out of the text
 //! ```
 
+mod app;
 mod calls;
 mod cards;
 mod csp;
@@ -87,6 +91,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+pub use app::{CARD_APP_MIME, CARD_APP_URI, VIEW_KEY, app_policy, card_app, card_view};
 pub use session::{Session, SessionCall, SessionCounts};
 
 use toolprism_core::Registry;

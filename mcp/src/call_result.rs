@@ -20,12 +20,14 @@ pub(crate) const ERROR_CODE: &str = "toolprism/errorCode";
 
 /// The `tools/call` result of `outcome`, a call of `definition`, for a
 /// client whose protocol version the dialect knows as `protocol_version`;
-/// with the cards when `cards`.
+/// with the cards when `cards`, with the drawn cards for the card app when
+/// `app`.
 pub(crate) fn call_tool_result(
     definition: &ToolDefinition,
     mut outcome: ToolOutcome,
     protocol_version: &str,
     cards: bool,
+    app: bool,
 ) -> CallToolResult {
     let content = outcome.content().iter().map(content_block).collect();
     let mut meta = JsonObject::new();
@@ -34,6 +36,9 @@ pub(crate) fn call_tool_result(
     }
     if let Some(code) = outcome.error().map(|e| e.code.as_str()) {
         meta.insert(ERROR_CODE.into(), Value::String(code.to_owned()));
+    }
+    if app && let Some(view) = crate::app::view(&outcome) {
+        meta.insert(crate::app::VIEW_KEY.into(), view);
     }
     if cards {
         let call_card = outcome

@@ -13,6 +13,10 @@ use rmcp::model::{
     JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
     ServerConfig, SetLevelRequestParams, Tool as McpTool,
 };
+use rmcp::model::{
+    InitializeRequestParams, InitializeResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
@@ -591,6 +595,7 @@ impl McpServer {
             outcome,
             dialect_version(version),
             self.cards.wanted(context),
+            crate::app::declared(context),
         )))
     }
 }
@@ -641,15 +646,48 @@ impl ServerHandler for McpServer {
         self.info.clone()
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        crate::app::answer_initialize(&request, &mut result);
+        Ok(result)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let version = context.protocol_version();
+        let tools = self.tools(version.as_ref());
         Ok(ListToolsResult::with_all_items(
-            self.tools(version.as_ref()).to_vec(),
+            if crate::app::declared(&context) {
+                crate::app::with_app(tools)
+            } else {
+                tools.to_vec()
+            },
         ))
+    }
+
+    // The card app, for clients that declare MCP Apps (see `app.rs`).
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(crate::app::list_resources(crate::app::declared(&context)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        crate::app::read_resource(&request.uri).map(Into::into)
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {

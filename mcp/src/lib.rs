@@ -146,6 +146,7 @@
 //! | [`ToolContext::elicit`](toolprism_core::ToolContext::elicit) | `elicitation/create`, form mode, the schema as the tool wrote it, to a client that declared `elicitation` (form); else `CLIENT_UNAVAILABLE` at once |
 //! | a call that needs approval ([`PreDecision::Ask`](toolprism_core::PreDecision::Ask), `#[tool(approval = …)]`) | an `elicitation/create` with the question and one boolean field, `approve`; a client that cannot elicit gets `NOT_APPROVED` at once |
 //! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `tools/call` tracing span (see [Logging](#logging)) |
+//! | `initialize` with `capabilities.extensions["io.modelcontextprotocol/ui"]` (MCP Apps; `mimeTypes`, when listed, including `text/html;profile=mcp-app`), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the answer declares the extension and `resources`; every `tools/list` entry carries `_meta.ui.resourceUri = "ui://toolprism/card"`; `resources/list` holds that card app and `resources/read` returns it ([`toolprism_html::card_app`]); every result carries its cards drawn for the app under `_meta["toolprism/view"]` ([`toolprism_html::card_view`]). Other clients get none of it |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
 //!
 //! # Cards
@@ -307,6 +308,7 @@
 //! stderr: that log's first failed write, and the warning of a start
 //! without authentication on an address other machines can reach.
 
+mod app;
 mod auth;
 mod call_result;
 mod cards;

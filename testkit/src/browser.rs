@@ -86,6 +86,9 @@ impl PageRun {
 pub enum Step<'a> {
     /// Evaluate a JavaScript expression; its JSON value is the result.
     Eval(&'a str),
+    /// Evaluate a JavaScript expression in the child frame of that name
+    /// (an app in a sandboxed iframe, which the page cannot reach).
+    FrameEval(&'a str, &'a str),
     /// Click the selector, then wait until the expression is true; the
     /// result is `{ms}`.
     Click(&'a str, &'a str),
@@ -218,6 +221,7 @@ impl Browser {
             .iter()
             .map(|step| match step {
                 Step::Eval(js) => json!({ "eval": js }),
+                Step::FrameEval(frame, js) => json!({ "frame": frame, "frame_eval": js }),
                 Step::Click(selector, until) => json!({ "click": selector, "until": until }),
                 Step::Screenshot(path, full) => {
                     json!({ "screenshot": path.display().to_string(), "full_page": full })

@@ -8,6 +8,7 @@ browser and the driver.
 
 Request: {"url", "javascript": bool, "bypass_csp": bool, "steps": [...]}
 Steps:   {"eval": "<js expression>"}
+         {"frame": "<frame name>", "frame_eval": "<js expression>"}
          {"click": "<selector>", "until": "<js expression>"}   -> {"ms": elapsed}
            (a mouse click at the element's centre; elapsed until `until`
            holds and the next frame is drawn)
@@ -77,6 +78,12 @@ def handle(browser, request):
         for step in request.get("steps", []):
             if "eval" in step:
                 results.append(page.evaluate(step["eval"]))
+            elif "frame_eval" in step:
+                # In the child frame of that name (an app in a sandboxed iframe).
+                frame = page.frame(name=step["frame"])
+                if frame is None:
+                    raise ValueError("no frame named %r" % (step["frame"],))
+                results.append(frame.evaluate(step["frame_eval"]))
             elif "click" in step:
                 # A real mouse click at the element's centre, timed from the
                 # click to the state it should reach and the frame after it.

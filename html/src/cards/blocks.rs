@@ -313,7 +313,7 @@ fn before_last_lines(text: &str, n: usize) -> usize {
 /// Content blocks: text as text (an embedded text resource too); images,
 /// audio and binary resources as a labelled placeholder (the page loads
 /// nothing, so media is never drawn from its data); a resource link as its
-/// URI, never a link.
+/// URI as text, never a link.
 pub(super) fn content_blocks(out: &mut String, content: &[ContentBlock], lim: Limits) {
     for block in content {
         match block {
@@ -332,8 +332,6 @@ pub(super) fn content_blocks(out: &mut String, content: &[ContentBlock], lim: Li
             ContentBlock::ResourceLink(link) => {
                 out.push_str("<div class=\"img\"><b>link</b> ");
                 url_text(out, &link.uri);
-                out.push_str(" · ");
-                line_text(out, &link.name);
                 out.push_str("</div>");
             }
         }
@@ -380,9 +378,7 @@ pub(crate) fn content_text(content: &[ContentBlock]) -> String {
                     image_size(resource.blob.as_deref().unwrap_or(""))
                 )),
             },
-            ContentBlock::ResourceLink(link) => {
-                text.push_str(&format!("[link {} · {}]", link.uri, link.name))
-            }
+            ContentBlock::ResourceLink(link) => text.push_str(&format!("[link {}]", link.uri)),
         }
     }
     text

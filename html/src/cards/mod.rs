@@ -1,6 +1,6 @@
 //! Cards drawn as HTML. Every function in these modules switches on the
 //! card's tag (the enum variant) and on nothing else: no tool name reaches
-//! them (DESIGN C8). Every string from a card goes through
+//! them (contract rule C8, `docs/contract.md`). Every string from a card goes through
 //! [`escape`](crate::text::escape).
 //!
 //! A card is drawn in two parts, so that the session page can put the
