@@ -26,7 +26,13 @@ use toolprism_tools::sql_query::SqlQueryValue;
 /// use toolprism::{PreDecision, PreExecute};
 /// use toolprism_examples::tools::ask_before_changes;
 /// let arguments = serde_json::json!({"path": "src/main.rs", "oldText": "a", "newText": "b"});
-/// let call = PreExecute { tool: "edit", call_id: "c1", arguments: &arguments, nested: false };
+/// let call = PreExecute {
+///     tool: "edit",
+///     call_id: "c1",
+///     arguments: &arguments,
+///     nested: false,
+///     caller: None,
+/// };
 /// assert_eq!(ask_before_changes(&call), PreDecision::ask("Let the agent edit src/main.rs?"));
 /// let call = PreExecute { tool: "read", ..call };
 /// assert_eq!(ask_before_changes(&call), PreDecision::Allow);
