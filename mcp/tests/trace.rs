@@ -122,7 +122,9 @@ fn a_calls_traceparent_is_recorded_on_its_span() {
     let calls: Vec<BTreeMap<String, String>> =
         spans.calls.lock().unwrap().values().cloned().collect();
     assert_eq!(calls.len(), 2, "{calls:#?}");
-    let traced = calls.iter().find(|c| c.get("request_id").map(String::as_str) == Some("2"));
+    let traced = calls
+        .iter()
+        .find(|c| c.get("request_id").map(String::as_str) == Some("2"));
     let traced = traced.unwrap_or_else(|| panic!("no span for request 2: {calls:#?}"));
     assert_eq!(traced["tool"], "ping");
     assert_eq!(traced["traceparent"], traceparent);
