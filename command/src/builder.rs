@@ -23,6 +23,9 @@ pub struct Globals {
     root: PathBuf,
     root_given: bool,
     mode: Mode,
+    /// `--import` and `--mcp-config`, connected before the registry is built.
+    #[cfg(feature = "import")]
+    imports: crate::import::Given,
 }
 
 impl Globals {
@@ -44,6 +47,32 @@ impl Globals {
     /// registry (`toolprism::code::CodeMode::code_mode`).
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The tools of the MCP servers given with `--import` and
+    /// `--mcp-config` (feature `import`), already connected: register them
+    /// with the program's own, and `serve` is a hub.
+    ///
+    /// ```no_run
+    /// use toolprism::Registry;
+    /// use toolprism::cli::Cli;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     // hub serve --import 'npx -y @modelcontextprotocol/server-everything' --mcp-config servers.json
+    ///     Cli::new(|globals| globals.imports().register_in(Registry::builder()).build()).run()
+    /// }
+    /// ```
+    ///
+    /// A program whose registry leaves them out is told so when a flag is
+    /// given (exit status 2), rather than serving without them.
+    #[cfg(feature = "import")]
+    pub fn imports(&self) -> &toolprism_mcp::import::Imports {
+        self.imports.connected()
+    }
+
+    #[cfg(feature = "import")]
+    pub(crate) fn imports_mut(&mut self) -> &mut crate::import::Given {
+        &mut self.imports
     }
 }
 
@@ -215,6 +244,12 @@ impl Cli {
             source, default, ..
         } = self;
         if matches.subcommand_name().is_none() {
+            #[cfg(feature = "import")]
+            if globals.imports.any() {
+                return usage(
+                    "--import and --mcp-config apply to the commands (list, schema, call, replay, serve)",
+                );
+            }
             let Some(default) = default else {
                 // Unreachable: clap asks for a subcommand.
                 return usage("no command given; see --help");
@@ -249,6 +284,13 @@ impl Cli {
             Ok(runtime) => runtime,
             Err(e) => return failure(&format!("cannot start the tokio runtime: {e}")),
         };
+        // Connecting is async and the build is not: the servers are
+        // connected on the command's runtime, which keeps them.
+        #[cfg(feature = "import")]
+        let globals = match crate::import::connect(globals, &runtime) {
+            Ok(globals) => globals,
+            Err(e) => return usage(&format!("cannot build the tools: {e}")),
+        };
         let registry = match source {
             Source::Ready(registry) => registry,
             Source::Build(build) => {
@@ -259,6 +301,10 @@ impl Cli {
                 }
             }
         };
+        #[cfg(feature = "import")]
+        if let Err(e) = crate::import::check_registered(&globals, &registry) {
+            return usage(&e);
+        }
         let root = root_based.then_some(globals.root.as_path());
         let status = command.run(&registry, &runtime, &bin, root);
         // A timed-out blocking tool may still be running on the blocking
@@ -312,6 +358,8 @@ fn globals(matches: &ArgMatches) -> Result<Globals, String> {
         root,
         root_given,
         mode,
+        #[cfg(feature = "import")]
+        imports: crate::import::given(matches)?,
     })
 }
 

@@ -33,7 +33,10 @@ fn main() -> ExitCode {
 fn tools(globals: &Globals) -> io::Result<Registry> {
     let ws = Workspace::new(globals.root())?;
     let database = database(globals);
-    Registry::builder()
+    // `--import` and `--mcp-config`: other MCP servers' tools next to these.
+    globals
+        .imports()
+        .register_in(Registry::builder())
         .tool(ReadTool::new(ws.clone()))
         .tool(GrepTool::new(ws.clone()))
         .tool(GlobTool::new(ws.clone()))

@@ -142,6 +142,9 @@ mod call_result;
 mod cards;
 mod handler;
 mod http;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod import;
 mod sent;
 mod stdio;
 
