@@ -221,7 +221,7 @@ fn every_card_builds_and_passes_its_own_tests() {
     assert!(out.status.success(), "{}", text(&out.stdout));
 }
 
-/// A crate shaped like toolprism-tools (issue 10's layout): one module per
+/// A crate shaped like toolprism-tools (the built-in tools' layout): one module per
 /// tool in `src/`, each behind its group's feature and re-exported, inside a
 /// workspace whose root is where the command runs.
 #[test]

@@ -89,6 +89,8 @@ mod run_code;
 pub mod sandbox;
 pub mod sdk;
 mod text;
+#[cfg(feature = "typescript")]
+mod typescript;
 
 pub use run_code::{MAX_RENDERED_RESULT, RunCode, RunCodeArgs, RunCodeValue};
 pub use sandbox::Limits;

@@ -87,7 +87,11 @@ impl RunCode {
         let program = cx.program();
         let cancel = program.cancellation().clone();
         let host = Arc::new(Calls(program));
-        let outcome = sandbox::run(&args.code, &self.limits, host, cancel).await;
+        #[cfg(feature = "typescript")]
+        let code = crate::typescript::strip(&args.code).unwrap_or(args.code);
+        #[cfg(not(feature = "typescript"))]
+        let code = args.code;
+        let outcome = sandbox::run(&code, &self.limits, host, cancel).await;
         match outcome.result {
             Ok(result) => Ok(RunCodeValue {
                 logs: outcome.logs,

@@ -417,3 +417,17 @@ fn p6_the_sdk_of_the_built_in_tools_type_checks_programs_that_then_run() {
         "(the program returned nothing)"
     );
 }
+
+/// With the `typescript` feature, erasable annotations run, and an error
+/// still points at the program's own line and column.
+#[cfg(feature = "typescript")]
+#[test]
+fn p1_typescript_annotations_run_and_errors_keep_their_place() {
+    let f = fixture(Limits::default());
+    let program = "interface Hit { path: string }\nconst r: ToolOutputMap[\"read\"] = await tools.read({ path: \"notes.md\" });\nconst n = r.totalLines as number;\nreturn n;";
+    let out = run(&f.registry, program);
+    assert_eq!(out.value().unwrap()["result"], 1, "{out:?}");
+    let broken = "const a: number = 1;\nconst b: string = (a as any).nope.deeper;\nreturn b;";
+    let message = expect(&f.registry, broken, "EXCEPTION");
+    assert!(message.contains("line 2"), "{message}");
+}

@@ -162,7 +162,16 @@ pub(crate) fn assemble(
             .mut_subcommand("serve", |c| {
                 c.after_help(format!(
                     "Over stdio, stdout carries protocol messages only; the rest goes to stderr.\n\n\
-                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
+                     Who can reach the tools:\n  \
+                     stdio                  the process that started the server, nobody else\n  \
+                     --http on 127.0.0.1    every process on this machine (with a token: those that present it)\n  \
+                     --http on 0.0.0.0, a LAN address or a public name\n                         \
+                     refused, unless --token-env/--token-file (then: clients presenting the token,\n                         \
+                     checked in constant time; others get 401) or --insecure-no-auth (then: anyone, with\n                         \
+                     a warning at every start)\n\
+                     Over HTTP a token is never read from the URL (`?access_token=` is refused), and the\n\
+                     limits above bound what clients can make the server hold (bodies are capped at 4 MiB).\n\n\
+                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp, this machine only\n  {bin} serve --http 0.0.0.0:8765 --token-env TOOLPRISM_TOKEN --allowed-host tools.example.com\n                                        # other machines; TOOLPRISM_TOKEN holds a secret (openssl rand -hex 32),\n                                        # which clients send as `Authorization: Bearer <secret>`\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
                 ))
             });
     }

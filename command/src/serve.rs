@@ -1,19 +1,27 @@
-//! `serve [--http ADDR] [--stateless] [--log PATH]`: the registry over the
-//! Model Context Protocol ([`toolprism_mcp`]), for Claude Code, Claude Desktop,
-//! Cursor or any MCP client.
+//! `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME |
+//! --token-file PATH | --insecure-no-auth] [--allowed-host NAME]… [limits]`:
+//! the registry over the Model Context Protocol ([`toolprism_mcp`]), for
+//! Claude Code, Claude Desktop, Cursor or any MCP client. Over HTTP it
+//! listens on a loopback address unless a token is given or
+//! `--insecure-no-auth` says otherwise (W3 in `docs/contract.md`).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::{Failure, Status};
 use toolprism_core::Registry;
 use toolprism_core::log::SessionLog;
-use toolprism_mcp::{McpServer, StreamableHttpServerConfig};
+use toolprism_mcp::{McpServer, StaticToken, StreamableHttpServerConfig, is_loopback};
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (for
-    /// example 127.0.0.1:8765; port 0 picks a free one, printed on stderr)
+    /// example 127.0.0.1:8765; port 0 picks a free one, printed on stderr).
+    /// An address other machines can reach (0.0.0.0, a LAN address, a name
+    /// that resolves to one) needs --token-env or --token-file, or
+    /// --insecure-no-auth
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
     /// With --http: keep no session between requests, so several processes
@@ -24,6 +32,45 @@ pub(crate) struct ServeArgs {
     /// if missing; `replay` reads it)
     #[arg(long, value_name = "PATH")]
     log: Option<PathBuf>,
+    /// With --http: every request must carry `Authorization: Bearer TOKEN`,
+    /// TOKEN being the value of the environment variable NAME (32 bytes or
+    /// more: `openssl rand -hex 32`); others get 401
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "http",
+        conflicts_with = "token_file"
+    )]
+    token_env: Option<String>,
+    /// With --http: as --token-env, the token read from the file at PATH
+    /// (blanks and line end around it ignored)
+    #[arg(long, value_name = "PATH", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// With --http: serve an address other machines can reach WITHOUT ANY
+    /// CREDENTIAL: whoever reaches it runs every tool (commands and file
+    /// writes included). For a network you fully trust, or behind a proxy
+    /// that authenticates; a warning is printed at every start
+    #[arg(long, requires = "http", conflicts_with_all = ["token_env", "token_file"])]
+    insecure_no_auth: bool,
+    /// With --http: a host name (or host:port) clients may send in the
+    /// `Host` header, besides localhost, 127.0.0.1, ::1 and the address
+    /// listened on; repeat for several. Needed to be reached by a name
+    #[arg(long, value_name = "NAME", requires = "http")]
+    allowed_host: Vec<String>,
+    /// With --http: the most requests read or answered at once (a running
+    /// call and an open event stream hold one); one more gets 503
+    #[arg(long, value_name = "N", requires = "http", default_value_t = toolprism_mcp::DEFAULT_MAX_REQUESTS)]
+    max_requests: usize,
+    /// With --http: the most sessions at once; one more `initialize` gets 503
+    #[arg(long, value_name = "N", requires = "http", default_value_t = toolprism_mcp::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// With --http: the most calls one session runs at once; one more gets 429
+    #[arg(long, value_name = "N", requires = "http", default_value_t = toolprism_mcp::DEFAULT_MAX_CALLS_PER_SESSION)]
+    max_calls_per_session: usize,
+    /// With --http: a session with no request for SECS seconds (and no call
+    /// running) is closed
+    #[arg(long, value_name = "SECS", requires = "http", default_value_t = toolprism_mcp::DEFAULT_SESSION_IDLE_TIMEOUT.as_secs())]
+    session_idle_timeout: u64,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped
@@ -51,29 +98,80 @@ pub(crate) fn run(
         server = server.with_log(log);
     }
     let place = root.map_or_else(String::new, |r| format!(" from {}", r.display()));
-    let served = runtime.block_on(async {
-        match &args.http {
-            None => {
-                eprintln!("{name}: serving {tools} tools{place} over stdio");
-                server.serve_stdio().await
-            }
-            Some(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .map_err(|e| std::io::Error::new(e.kind(), format!("--http {addr}: {e}")))?;
-                eprintln!(
-                    "{name}: serving {tools} tools{place} at http://{}/mcp{}",
-                    listener.local_addr()?,
-                    if args.stateless { " (stateless)" } else { "" }
-                );
-                let config =
-                    StreamableHttpServerConfig::default().with_legacy_session_mode(!args.stateless);
-                server.serve_http(listener, config).await
-            }
-        }
-    });
-    match served {
-        Ok(()) => Ok(Status::Ok),
-        Err(e) => Err(Failure::Failed(format!("serve: {e}"))),
+    let Some(addr) = &args.http else {
+        let served = runtime.block_on(async {
+            eprintln!("{name}: serving {tools} tools{place} over stdio");
+            server.serve_stdio().await
+        });
+        return match served {
+            Ok(()) => Ok(Status::Ok),
+            Err(e) => Err(Failure::Failed(format!("serve: {e}"))),
+        };
+    };
+    let token = match (&args.token_env, &args.token_file) {
+        (Some(var), _) => Some(
+            StaticToken::from_env(var).map_err(|e| Failure::Usage(format!("--token-env: {e}")))?,
+        ),
+        (None, Some(path)) => Some(
+            StaticToken::from_file(path)
+                .map_err(|e| Failure::Usage(format!("--token-file: {e}")))?,
+        ),
+        (None, None) => None,
+    };
+    server = server
+        .with_max_requests(args.max_requests)
+        .with_max_sessions(args.max_sessions)
+        .with_max_calls_per_session(args.max_calls_per_session)
+        .with_session_idle_timeout(Duration::from_secs(args.session_idle_timeout));
+    let authenticated = token.is_some();
+    if let Some(token) = token {
+        server = server.with_auth(token);
     }
+    if args.insecure_no_auth {
+        server = server.allow_unauthenticated_network();
+    }
+    let served = runtime.block_on(async {
+        let addrs: Vec<SocketAddr> = tokio::net::lookup_host(addr.as_str())
+            .await
+            .map_err(|e| Failure::Usage(format!("--http {addr}: {e}")))?
+            .collect();
+        // W3: refused before binding, naming the flags that allow it.
+        if let Some(open) = addrs.iter().find(|a| !is_loopback(a))
+            && !authenticated
+            && !args.insecure_no_auth
+        {
+            let resolved = if open.to_string() == *addr {
+                String::new()
+            } else {
+                format!(" ({open})")
+            };
+            return Err(Failure::Usage(format!(
+                "--http {addr}{resolved} can be reached from other machines, and nothing would stop them running the tools: \
+                 pass --token-env NAME or --token-file PATH to require a bearer token, \
+                 listen on 127.0.0.1, or pass --insecure-no-auth to serve anyone who reaches it"
+            )));
+        }
+        let listener = tokio::net::TcpListener::bind(addrs.as_slice())
+            .await
+            .map_err(|e| Failure::Failed(format!("serve: --http {addr}: {e}")))?;
+        let local = listener.local_addr().map_err(Failure::Io)?;
+        eprintln!(
+            "{name}: serving {tools} tools{place} at http://{local}/mcp{}{}",
+            if args.stateless { " (stateless)" } else { "" },
+            if authenticated { ", bearer token required" } else { "" }
+        );
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).into();
+        if !local.ip().is_unspecified() {
+            hosts.push(local.ip().to_string());
+        }
+        hosts.extend(args.allowed_host.iter().cloned());
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(!args.stateless)
+            .with_allowed_hosts(hosts);
+        server
+            .serve_http(listener, config)
+            .await
+            .map_err(|e| Failure::Failed(format!("serve: {e}")))
+    });
+    served.map(|()| Status::Ok)
 }

@@ -28,7 +28,7 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use super::text::{clean, ellipsize, plural};
+use super::text::{clean, ellipsize, is_spill_notice, plural_grouped as plural, thousands};
 use toolprism_core::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, ReadResult,
     ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, WebResult,
@@ -82,21 +82,40 @@ impl Canvas {
 
     fn text(&mut self, prefix: &str, text: &str) {
         for line in text.lines() {
-            self.line(format!("{prefix}{line}"));
+            if is_spill_notice(line) {
+                self.pinned(format!("{prefix}{line}"));
+            } else {
+                self.line(format!("{prefix}{line}"));
+            }
         }
     }
 
-    fn finish(self) -> String {
+    /// A line drawn even past the cap: the notice that says where spilled
+    /// output was stored (C15) is never among the lines left out. The
+    /// lines left out before it are said first.
+    fn pinned(&mut self, text: String) {
+        if self.body.len() < self.style.max_lines {
+            return self.line(text);
+        }
+        self.say_hidden();
+        self.body.push(ellipsize(&clean(&text), self.style.width));
+    }
+
+    /// `… N more lines` for the lines left out so far.
+    fn say_hidden(&mut self) {
+        if self.hidden > 0 {
+            let more = plural(self.hidden as u64, "more line", "more lines");
+            self.body.push(format!("… {more}"));
+            self.hidden = 0;
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.say_hidden();
         let mut out = self.head;
         for line in self.body {
             out.push_str("\n  │ ");
             out.push_str(&line);
-        }
-        if self.hidden > 0 {
-            out.push_str(&format!(
-                "\n  │ … {}",
-                plural(self.hidden as u64, "more line", "more lines")
-            ));
         }
         out
     }
@@ -116,8 +135,16 @@ pub fn draw_call(card: &CallCard, style: Style) -> String {
                 .map(|k| format!(" ({})", k.as_str()))
                 .unwrap_or_default();
             let mut c = Canvas::new(style, format!("▶ [generic] {title}{kind}"));
-            if let Some(input) = raw_input {
-                c.line(format!("input: {input}"));
+            match raw_input {
+                // Arguments that were not JSON arrive as their text: shown
+                // as sent, not as a quoted JSON string.
+                Some(serde_json::Value::String(text)) if text.contains('\n') => {
+                    c.line("input:");
+                    c.text("  ", text);
+                }
+                Some(serde_json::Value::String(text)) => c.line(format!("input: {text}")),
+                Some(input) => c.line(format!("input: {input}")),
+                None => {}
             }
             for location in locations.iter().flatten() {
                 match location.line {
@@ -219,15 +246,20 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             lang,
             content,
         }) => {
-            let last = offset + (lines.len() as u64).max(1) - 1;
             let lang = lang
                 .as_deref()
                 .map(|l| format!(" · {l}"))
                 .unwrap_or_default();
-            let mut c = Canvas::new(
-                style,
-                format!("◀ [read] {path} · lines {offset}–{last} of {total_lines}{lang}"),
-            );
+            let (first, total) = (thousands(*offset), thousands(*total_lines));
+            // The window the card holds, never one line it does not.
+            let window = match (lines.len() as u64).checked_sub(1) {
+                None => format!("no lines from line {first} of {total}"),
+                Some(more) => format!(
+                    "lines {first}–{} of {total}",
+                    thousands(offset.saturating_add(more))
+                ),
+            };
+            let mut c = Canvas::new(style, format!("◀ [read] {path} · {window}{lang}"));
             for line in lines {
                 c.line(format!("{:>5} │ {}", line.number, line.text));
             }
@@ -259,9 +291,9 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             let mut c = Canvas::new(
                 style,
                 format!(
-                    "◀ [web] search {} · {} sources{cut}",
+                    "◀ [web] search {} · {}{cut}",
                     title.as_deref().unwrap_or(""),
-                    sources.len()
+                    plural(sources.len() as u64, "source", "sources")
                 ),
             );
             if let Some(answer) = answer {
@@ -281,8 +313,9 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
 
 fn draw_search(search: &SearchResult, style: Style) -> String {
     let shown = search.shape().shown();
+    let (shown, total) = (thousands(shown as u64), thousands(search.total()));
     let count = if search.truncated() {
-        format!("{shown} shown of {} · truncated", search.total())
+        format!("{shown} shown of {total} · truncated")
     } else {
         format!("all {shown} shown")
     };
@@ -315,7 +348,12 @@ const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
 /// Each file diff as `-`/`+`/` ` lines.
 fn diff_lines(c: &mut Canvas, diffs: &[FileDiff]) {
     for diff in diffs {
-        c.line(format!("@ {}", diff.path));
+        // Where the excerpt sits in the file, only when the card says so:
+        // its lines are never numbered from a guess.
+        match diff.new_start.or(diff.old_start) {
+            Some(line) => c.line(format!("@ {}:{line}", diff.path)),
+            None => c.line(format!("@ {}", diff.path)),
+        }
         let old = diff.old_text.as_deref().unwrap_or("");
         // A diff of hostile or huge texts gives up aligning after a while
         // and shows a correct, longer diff: drawing a card never hangs.
@@ -394,16 +432,117 @@ mod tests {
         );
         let diff = CallCard::Diff(DiffCall {
             title: "Edit a".into(),
-            diffs: vec![FileDiff {
-                path: "a".into(),
-                old_text: Some("x\n".into()),
-                new_text: "y\n".into(),
-            }],
+            diffs: vec![FileDiff::new("a", Some("x\n".into()), "y\n")],
             locations: None,
         });
         assert_eq!(
             draw_call(&diff, Style::default()),
             "▶ [diff] Edit a\n  │ @ a\n  │ - x\n  │ + y"
+        );
+    }
+
+    #[test]
+    fn a_diff_says_where_it_is_only_when_the_card_holds_it() {
+        let at = |diff: FileDiff| {
+            let card = ResultCard::Diff(DiffResult {
+                title: None,
+                diffs: vec![diff],
+            });
+            draw_result(&card, Style::default())
+        };
+        let excerpt = || FileDiff::new("app.toml", Some("a\nb\n".into()), "a\nB\n");
+        assert_eq!(
+            at(excerpt().with_starts(Some(17), Some(18))),
+            "◀ [diff] changes\n  │ @ app.toml:18\n  │   a\n  │ - b\n  │ + B"
+        );
+        // An old log's card, or a call card built from arguments: no line.
+        assert!(at(excerpt()).starts_with("◀ [diff] changes\n  │ @ app.toml\n"));
+    }
+
+    #[test]
+    fn the_spill_notice_is_drawn_past_the_cap() {
+        let mut output: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        output.push_str("\n(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)\n\n");
+        output.extend((90..=99).map(|i| format!("{i}\n")));
+        let card = ResultCard::Terminal(TerminalResult {
+            title: None,
+            output: Some(output),
+            status: Some(ExitStatus::Code(0)),
+        });
+        let style = Style {
+            max_lines: 3,
+            width: 200,
+        };
+        assert_eq!(
+            draw_result(&card, style),
+            "◀ [terminal] exit 0 ✓\n  │ 1\n  │ 2\n  │ 3\n  │ … 18 more lines\n  │ (Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)\n  │ … 11 more lines"
+        );
+    }
+
+    #[test]
+    fn counts_are_grouped_and_windows_are_what_the_card_holds() {
+        let search = ResultCard::Search(
+            SearchResult::matches(
+                vec![SearchFile {
+                    path: "a.rs".into(),
+                    matches: vec![SearchMatch {
+                        line_number: 3,
+                        line: "x".into(),
+                    }],
+                }],
+                9876,
+            )
+            .unwrap(),
+        );
+        assert!(
+            draw_result(&search, Style::default())
+                .starts_with("◀ [search/matches] matches · 1 shown of 9,876 · truncated"),
+        );
+        let past_the_end = ResultCard::Read(ReadResult {
+            title: None,
+            path: "a.rs".into(),
+            offset: 1200,
+            lines: vec![],
+            total_lines: 1100,
+            lang: None,
+            content: None,
+        });
+        assert_eq!(
+            draw_result(&past_the_end, Style::default()),
+            "◀ [read] a.rs · no lines from line 1,200 of 1,100"
+        );
+        let long: String = (0..1234).map(|i| format!("{i}\n")).collect();
+        let generic = ResultCard::generic(None, vec![ContentBlock::text(long)]);
+        assert!(draw_result(&generic, Style::default()).ends_with("… 1,226 more lines"));
+    }
+
+    #[test]
+    fn arguments_that_were_not_json_are_shown_as_sent() {
+        let sent = "{\"path\": \"a.rs\", oops";
+        let card = CallCard::generic("look", None, Some(serde_json::Value::String(sent.into())));
+        assert_eq!(
+            draw_call(&card, Style::default()),
+            "▶ [generic] look\n  │ input: {\"path\": \"a.rs\", oops"
+        );
+        let two_lines =
+            CallCard::generic("x", None, Some(serde_json::Value::String("a\nb".into())));
+        assert_eq!(
+            draw_call(&two_lines, Style::default()),
+            "▶ [generic] x\n  │ input:\n  │   a\n  │   b"
+        );
+    }
+
+    #[test]
+    fn the_status_comes_from_the_card_never_from_the_output() {
+        // Output that says "timed out" does not make a command time out.
+        let card = ResultCard::Terminal(TerminalResult {
+            title: None,
+            output: Some("[retry 2: timed out, retried]".into()),
+            status: Some(ExitStatus::Code(0)),
+        });
+        assert_eq!(
+            draw_result(&card, Style::default()),
+            "◀ [terminal] exit 0 ✓\n  │ [retry 2: timed out, retried]"
         );
     }
 }

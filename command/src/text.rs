@@ -65,6 +65,24 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
+/// [`plural`] with the count's digits grouped as [`thousands`] does:
+/// `9,876 matches`, the one format every count on a card uses.
+pub(crate) fn plural_grouped(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n))
+    }
+}
+
+/// Whether `line` is the notice spill writes where it cut content (C15):
+/// `(Omitted N of M bytes. The full result (M bytes) is stored at: PATH. …)`.
+/// A renderer keeps it in view; it decides nothing else.
+pub(crate) fn is_spill_notice(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with("(Omitted ") && line.ends_with(')') && line.contains(" is stored at: ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,6 +100,27 @@ pub struct Location {
 
 /// One file's change: `old_text` is `None` for a file (or hunk) that did not
 /// exist before.
+///
+/// The texts may be an excerpt of the file (a hunk with its context). Where
+/// the excerpt sits is said by `old_start` and `new_start` when the tool
+/// knows it; a UI numbers the lines from them, and numbers nothing when
+/// they are absent (an old log, a call card drawn from arguments): a card
+/// never shows a line number it does not hold.
+///
+/// `oldStart` and `newStart` are optional fields beyond the reference
+/// system's `{path, oldText, newText}`: absent, the JSON is exactly the
+/// reference's; present, a reader that does not know them ignores them.
+///
+/// ```
+/// use toolprism::card::FileDiff;
+///
+/// let hunk = FileDiff::new("app.toml", Some("a = 1\n".into()), "a = 2\n").with_starts(Some(17), Some(17));
+/// let json = serde_json::to_value(&hunk).unwrap();
+/// assert_eq!(json, serde_json::json!({"path": "app.toml", "oldText": "a = 1\n", "newText": "a = 2\n", "oldStart": 17, "newStart": 17}));
+/// // The reference's shape reads back with no line known.
+/// let plain: FileDiff = serde_json::from_value(serde_json::json!({"path": "a", "oldText": null, "newText": "x"})).unwrap();
+/// assert_eq!((plain.old_start, plain.new_start), (None, None));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileDiff {
@@ -109,6 +130,40 @@ pub struct FileDiff {
     pub old_text: Option<String>,
     /// The text after.
     pub new_text: String,
+    /// The 1-based line of the file before at which `old_text` starts, when
+    /// known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_start: Option<u64>,
+    /// The 1-based line of the file after at which `new_text` starts, when
+    /// known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_start: Option<u64>,
+}
+
+impl FileDiff {
+    /// A change of `path` from `old_text` (`None`: the file did not exist)
+    /// to `new_text`, with no line numbers known.
+    pub fn new(
+        path: impl Into<String>,
+        old_text: Option<String>,
+        new_text: impl Into<String>,
+    ) -> Self {
+        FileDiff {
+            path: path.into(),
+            old_text,
+            new_text: new_text.into(),
+            old_start: None,
+            new_start: None,
+        }
+    }
+
+    /// The same change, placed in the file: the 1-based lines at which
+    /// `old_text` and `new_text` start.
+    pub fn with_starts(mut self, old_start: Option<u64>, new_start: Option<u64>) -> Self {
+        self.old_start = old_start;
+        self.new_start = new_start;
+        self
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -741,16 +796,34 @@ mod tests {
         );
         let diff = CallCard::Diff(DiffCall {
             title: "Edit a.rs".into(),
-            diffs: vec![FileDiff {
-                path: "a.rs".into(),
-                old_text: None,
-                new_text: "x".into(),
-            }],
+            diffs: vec![FileDiff::new("a.rs", None, "x")],
             locations: None,
         });
         assert_eq!(
             serde_json::to_value(&diff).unwrap(),
             json!({"card": "diff", "title": "Edit a.rs", "diffs": [{"path": "a.rs", "oldText": null, "newText": "x"}]})
+        );
+        // Where a hunk starts, when known: two optional camelCase fields;
+        // a diff without them reads back with no line known.
+        let placed = ResultCard::Diff(DiffResult {
+            title: None,
+            diffs: vec![
+                FileDiff::new("a.rs", Some("a\n".into()), "b\n").with_starts(Some(17), Some(18)),
+            ],
+        });
+        let json = serde_json::to_value(&placed).unwrap();
+        assert_eq!(
+            json,
+            json!({"card": "diff", "diffs": [{"path": "a.rs", "oldText": "a\n", "newText": "b\n", "oldStart": 17, "newStart": 18}]})
+        );
+        assert_eq!(serde_json::from_value::<ResultCard>(json).unwrap(), placed);
+        let reference = json!({"card": "diff", "diffs": [{"path": "a.rs", "oldText": "a\n", "newText": "b\n"}]});
+        let ResultCard::Diff(read_back) = serde_json::from_value(reference).unwrap() else {
+            panic!("a diff card")
+        };
+        assert_eq!(
+            (read_back.diffs[0].old_start, read_back.diffs[0].new_start),
+            (None, None)
         );
         let generic = CallCard::generic("read", Some(ToolKind::Read), Some(json!({"path": "a"})));
         assert_eq!(

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::caller::Caller;
 use crate::client::{
     Client, ClientError, ElicitRequest, ElicitResponse, LogLevel, SampleRequest, SampleResponse,
 };
@@ -59,6 +60,8 @@ pub struct ToolContext<'a> {
     nested_ids: OnceLock<Arc<AtomicU64>>,
     /// What a program's calls left, for the outcome ([`ProgramCalls`]).
     program: OnceLock<Arc<Records>>,
+    /// Who makes the call ([`CallOptions::with_caller`]).
+    identity: Option<&'a Caller>,
 }
 
 /// The persisted projections of a program's calls, in the order they
@@ -82,6 +85,7 @@ pub(crate) struct Lent<'a> {
     pub(crate) progress: Option<&'a ProgressSink>,
     pub(crate) log: Option<&'a SessionLog>,
     pub(crate) client: Option<&'a Arc<dyn Client>>,
+    pub(crate) caller: Option<&'a Caller>,
 }
 
 impl<'a> ToolContext<'a> {
@@ -97,6 +101,7 @@ impl<'a> ToolContext<'a> {
             progress,
             log,
             client,
+            caller: identity,
         } = lent;
         ToolContext {
             registry,
@@ -110,6 +115,7 @@ impl<'a> ToolContext<'a> {
             client,
             nested_ids: OnceLock::new(),
             program: OnceLock::new(),
+            identity,
         }
     }
 
@@ -136,6 +142,7 @@ impl<'a> ToolContext<'a> {
         Inherited {
             log: self.log.cloned(),
             client: self.client.cloned(),
+            caller: self.identity.cloned(),
         }
     }
 
@@ -182,6 +189,15 @@ impl<'a> ToolContext<'a> {
     /// Whether this call was made by a program rather than the model.
     pub fn is_nested(&self) -> bool {
         self.nested
+    }
+
+    /// Who makes the call, when the transport verified it (W3 in
+    /// `docs/contract.md`; see [`CallOptions::with_caller`]): the MCP
+    /// server's authenticated client, for instance. A nested call has its
+    /// parent's. `None` for a call made without one. An example is on
+    /// [`Caller`].
+    pub fn caller(&self) -> Option<&Caller> {
+        self.identity
     }
 
     /// Whether the call was cancelled (or timed out).
@@ -457,6 +473,9 @@ pub struct NestedCalls {
 struct Inherited {
     log: Option<SessionLog>,
     client: Option<Arc<dyn Client>>,
+    /// A nested call is made on behalf of its parent's caller, so a tool
+    /// cannot get around a policy by calling another (W3).
+    caller: Option<Caller>,
 }
 
 impl Inherited {
@@ -466,6 +485,9 @@ impl Inherited {
         }
         if let Some(client) = &self.client {
             options = options.with_client(Arc::clone(client));
+        }
+        if let Some(caller) = &self.caller {
+            options = options.with_caller(caller.clone());
         }
         options
     }

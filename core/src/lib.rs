@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+mod caller;
 pub mod card;
 pub mod client;
 mod content;
@@ -35,6 +36,7 @@ pub mod testing;
 mod text;
 mod tool;
 
+pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, EmbeddedResource, ResourceLink, content_text};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};

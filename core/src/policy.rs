@@ -32,6 +32,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::caller::Caller;
 use crate::content::ContentBlock;
 use crate::error::ErrorInfo;
 use crate::lossless::{LosslessError, to_lossless_value};
@@ -48,6 +49,12 @@ pub struct PreExecute<'a> {
     pub arguments: &'a Value,
     /// Whether a program (not the model) made the call.
     pub nested: bool,
+    /// Who makes the call, when the transport verified it
+    /// ([`CallOptions::with_caller`](crate::CallOptions::with_caller); a
+    /// nested call carries its parent's): a policy may allow or deny per
+    /// caller (W3 in `docs/contract.md`). `None` for a call made without
+    /// one.
+    pub caller: Option<&'a Caller>,
 }
 
 /// Allow the call, or deny it with a reason the model reads.

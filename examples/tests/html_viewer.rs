@@ -104,11 +104,44 @@ fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
     eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
 }
 
+#[test]
+fn every_call_is_rendered_for_a_screenshot_and_for_anything_reading_its_text() {
+    // No call is left for the browser to draw when scrolled to: none is
+    // under `content-visibility`, and the rendered text (`innerText`, what
+    // a full-page screenshot shows) holds every call's title and status.
+    let page = showcase_page();
+    let run = browser().run(
+        &file_url(page),
+        Open::default(),
+        &[Step::Eval(
+            r#"(() => {
+              const calls = Array.from(document.querySelectorAll('article.call'));
+              const skipped = (e) => {
+                for (; e; e = e.parentElement) if (getComputedStyle(e).contentVisibility !== 'visible') return true;
+                return false;
+              };
+              const text = document.body.innerText;
+              return {
+                skipped: calls.filter(skipped).length,
+                missing: calls.map((a) => a.querySelector('summary').innerText.trim()).filter((s) => !s || !text.includes(s)),
+                last: calls[calls.length - 1].querySelector('.card.result').innerText,
+              };
+            })()"#,
+        )],
+    );
+    let r = &run.results[0];
+    assert_eq!(r["skipped"], 0, "{r}");
+    assert_eq!(r["missing"], serde_json::json!([]), "{r}");
+    assert!(r["last"].as_str().unwrap().contains("3 rows"), "{r}");
+}
+
 /// Facts read from the DOM, as `{name: value}`.
 const FACTS: &str = r#"(() => {
   const q = (s) => Array.from(document.querySelectorAll(s));
   const text = (s) => q(s).map((e) => e.textContent.trim());
   const card = (tag) => q(`article[data-result="${tag}"]`).length;
+  // A diff line's text: after its numbers, without its sign.
+  const line = (r) => Array.from(r.childNodes).filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').slice(2);
   return {
     resultTags: Array.from(new Set(q('article.call').map((a) => a.dataset.result))).sort(),
     callTags: Array.from(new Set(q('article.call').map((a) => a.dataset.call))).sort(),
@@ -118,15 +151,15 @@ const FACTS: &str = r#"(() => {
     searchCounts: text('.result.t-search .chip.trunc'),
     searchCut: text('.result.t-search p.cut'),
     searchFiles: q('.result.t-search .file').length,
-    paths: q('.result.t-search table.paths td.x').length,
-    readWindow: text('.result.t-read .win .wl'),
-    readLines: q('.result.t-read table.src tr').map((r) => r.cells[0].textContent),
+    paths: q('.result.t-search pre.paths').map((p) => p.textContent.split('\n').length).reduce((a, b) => a + b, 0),
+    readWindow: text('.result.t-read .wl'),
+    readLines: text('.result.t-read pre.src i'),
     readMore: text('.result.t-read p.cut'),
-    added: text('table.diff tr.add td.x'),
-    removed: text('table.diff tr.del td.x'),
-    addedNumbers: q('table.diff tr.add').map((r) => r.cells[1].textContent),
-    removedNumbers: q('table.diff tr.del').map((r) => r.cells[0].textContent),
-    hunks: text('table.diff tr.hh'),
+    added: q('pre.diff .r.add').map(line),
+    removed: q('pre.diff .r.del').map(line),
+    addedNumbers: q('pre.diff:not(.bare) .r.add').map((r) => r.children[1].textContent),
+    removedNumbers: q('pre.diff:not(.bare) .r.del').map((r) => r.children[0].textContent),
+    hunks: text('pre.diff .r.hh'),
     newFile: text('.chip.info').filter((t) => t === 'new file').length,
     web: text('.result.t-web .chip'),
     webUrls: text('.result.t-web code.url'),
@@ -137,6 +170,10 @@ const FACTS: &str = r#"(() => {
     links: q('a[href]').map((a) => a.getAttribute('href')).filter((h) => !h.startsWith('#')),
     images: q('img').length,
     folds: text('details.more > summary'),
+    titles: text('summary .ttl'),
+    terminalOutputs: text('.result.t-terminal .tx.term'),
+    spillNotes: text('.result.t-terminal pre.note'),
+    spillNotesFolded: q('.result.t-terminal pre.note').filter((e) => e.closest('details.more')).length,
   };
 })()"#;
 
@@ -168,17 +205,31 @@ fn every_card_type_shows_its_key_facts() {
     );
     assert_eq!(strings("callTags"), ["diff", "generic", "terminal"]);
 
-    // Terminal: the exit codes, the signal, the timed-out mark, the command as title.
+    // Terminal: the exit codes and the signal from each card's status, the
+    // command as title. The `sleep 5` call's card says SIGKILL; that it timed
+    // out is in its output, as text: no label is read out of output text.
     has("exits", "exit code 0");
     has("exits", "exit code 3");
     has("exits", "killed by SIGKILL");
-    assert_eq!(
-        strings("timedOut"),
-        ["timed out"],
-        "only the `sleep 5` call timed out"
-    );
+    assert_eq!(strings("timedOut"), Vec::<String>::new());
+    has("terminalOutputs", "[timed out after 300 ms");
     has("cmdTitles", "$ sleep 5");
     has("cmdTitles", "$ seq 1 5000");
+    // The spilled `seq 1 5000`: the spill notice is in view (not folded),
+    // its status is said once (the chip), and its last line is whole.
+    assert_eq!(strings("spillNotes").len(), 1, "{f}");
+    has("spillNotes", "is stored at: ");
+    assert_eq!(f["spillNotesFolded"], 0, "{f}");
+    let seq = strings("terminalOutputs")
+        .into_iter()
+        .find(|o| o.contains("is stored at"))
+        .unwrap();
+    assert!(!seq.contains("[exit code"), "the exit status twice: {seq}");
+    assert!(
+        seq.ends_with("3498\n[stdout truncated: only the first 16384 bytes were kept; the line the cap split is left out]"),
+        "{}",
+        &seq[seq.len() - 200..]
+    );
 
     // Search: matches grouped by file, and paths, each saying N shown of M.
     has("searchCounts", "100 shown of 243");
@@ -187,8 +238,12 @@ fn every_card_type_shows_its_key_facts() {
     assert!(f["searchFiles"].as_u64().unwrap() > 1, "{f}");
     assert_eq!(f["paths"], 100);
 
-    // Read: the window and its numbered lines.
+    // Read: the window and its numbered lines; the call cards' titles say
+    // only the window the arguments asked for.
     assert_eq!(strings("readWindow"), ["lines 1–12 of 44"]);
+    has("titles", "Read src/lib.rs (lines 1–12)");
+    has("titles", "Read ../outside.txt");
+    assert!(strings("titles").iter().all(|t| !t.contains("2000")), "{f}");
     let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
     assert_eq!(strings("readLines"), numbers);
     has("readMore", "32 more lines after line 12");
@@ -202,12 +257,17 @@ fn every_card_type_shows_its_key_facts() {
     // The write's result: a new file. Its call card proposed the same
     // diff, so the page draws it once.
     assert_eq!(f["newFile"], 1, "{f}");
-    assert!(
-        strings("hunks").iter().all(|h| h.starts_with("@@ -")),
+    // The edit's hunk is numbered as in the file (`port` is line 20 of
+    // config/app.toml); its call card, drawn from the arguments, which
+    // say no line, is not numbered at all.
+    assert_eq!(
+        strings("hunks"),
+        ["@@ -17,7 +17,7 @@", "@@ -0,0 +1,4 @@"],
         "{f}"
     );
+    assert_eq!(strings("removedNumbers"), ["20"], "{f}");
+    assert!(strings("addedNumbers").contains(&"20".to_owned()), "{f}");
     assert!(strings("addedNumbers").iter().all(|n| !n.is_empty()));
-    assert!(strings("removedNumbers").iter().all(|n| !n.is_empty()));
 
     // Web: status and truncation, the URL as text.
     has("web", "HTTP 200 OK");

@@ -114,3 +114,270 @@ fn serve_answers_initialize_and_tools_list_on_stdin() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("serving 9 tools"), "{stderr}");
 }
+
+/// Code Mode over MCP (P2, P6 in docs/contract.md): the Python `mcp` client
+/// against `serve --mode both` lists `run_code` with the SDK as its
+/// description, runs a program over the built-in tools and gets its value
+/// as `structuredContent`; a hot loop is an error result with its own code;
+/// the session log holds the program's nested calls and none of their
+/// values.
+#[test]
+fn serve_mode_both_runs_programs_for_the_python_client() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let log = root.path().join("session.jsonl");
+    let python = toolprism_testkit::python_env("mcp-client", toolprism_testkit::MCP_CLIENT);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/code_mode.py");
+    let output = python
+        .command([
+            script,
+            env!("CARGO_BIN_EXE_toolprism-examples"),
+            "serve",
+            "--mode",
+            "both",
+            "--root",
+        ])
+        .arg(root.path())
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tools = report["tools"].as_array().unwrap();
+    assert!(
+        tools.contains(&json!("run_code")) && tools.contains(&json!("read")),
+        "{report}"
+    );
+    let sdk = report["sdk"].as_str().unwrap();
+    assert!(sdk.contains("interface ToolOutputMap"), "{sdk}");
+    assert!(
+        sdk.contains("`code`") && sdk.contains("`description`"),
+        "{sdk}"
+    );
+    assert_eq!(report["isError"], false, "{report}");
+    assert_eq!(
+        report["structured"],
+        json!({"logs": ["read a.txt"], "result": {"files": 1, "lines": 3}}),
+        "{report}"
+    );
+    assert_eq!(report["spin"]["isError"], true, "{report}");
+    assert_eq!(report["spin"]["code"], "COMPUTE_LIMIT", "{report}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("\"tool/nested-call\""), "{text}");
+    assert!(text.contains("\"parentCallId\""), "{text}");
+    // `byteCapped` is a field of read's value alone (not of its content or
+    // meta): no value reached the log.
+    assert!(!text.contains("byteCapped"), "{text}");
+}
+
+// W3 in docs/contract.md: the showcase serves bash, edit and write, so over
+// HTTP it listens on loopback unless a token is required or
+// `--insecure-no-auth` says otherwise.
+
+const TOKEN: &str = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
+
+/// `toolprism-examples serve --root <tmp> ARGS` with `env`, stderr piped.
+fn serve(root: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
+        .args(["serve", "--root"])
+        .arg(root)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// stderr lines of `child` until one contains `wanted` (all of them, with
+/// it last), or it ends.
+fn stderr_until(child: &mut std::process::Child, wanted: &str) -> Vec<String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        let done = line.contains(wanted);
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    lines
+}
+
+/// The port in `… at http://ADDR:PORT/mcp…`.
+fn port_of(line: &str) -> u16 {
+    let url = line.split("http://").nth(1).unwrap();
+    let addr = url.split("/mcp").next().unwrap();
+    addr.rsplit(':').next().unwrap().parse().unwrap()
+}
+
+/// A `2026-07-28` `tools/call` of `bash` running `touch ran` (one request,
+/// no session), POSTed to 127.0.0.1:`port` with `auth` headers: the whole
+/// answer, status line first.
+fn touch_with_bash(port: u16, auth: &[&str]) -> String {
+    use std::io::Read;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "bash", "arguments": {"command": "touch ran"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {},
+                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}}})
+    .to_string();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: bash\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for header in auth {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn w3_serve_refuses_an_address_other_machines_reach_without_a_token() {
+    let root = tempfile::tempdir().unwrap();
+    // `0` is a name the resolver reads as 0.0.0.0: resolved, then refused.
+    for (addr, named) in [("0.0.0.0:0", "0.0.0.0:0"), ("0:0", "0:0 (0.0.0.0:0)")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
+            .args(["serve", "--root"])
+            .arg(root.path())
+            .args(["--http", addr])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: --http {named} can be reached")),
+            "{stderr}"
+        );
+        for hint in [
+            "--token-env",
+            "--token-file",
+            "--insecure-no-auth",
+            "127.0.0.1",
+        ] {
+            assert!(stderr.contains(hint), "{stderr}");
+        }
+        assert!(!stderr.contains("serving"), "{stderr}");
+    }
+
+    // A token too short, or missing, is refused at start too.
+    for (env, args, says) in [
+        (
+            vec![("SHOWCASE_TOKEN", "short")],
+            vec!["--token-env", "SHOWCASE_TOKEN"],
+            "under the 32 required",
+        ),
+        (
+            vec![],
+            vec!["--token-env", "SHOWCASE_NO_SUCH_TOKEN"],
+            "is not set",
+        ),
+        (
+            vec![("SHOWCASE_TOKEN", "")],
+            vec!["--token-env", "SHOWCASE_TOKEN"],
+            "empty",
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
+            .args(["serve", "--root"])
+            .arg(root.path())
+            .args(["--http", "127.0.0.1:0"])
+            .args(&args)
+            .envs(env)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}
+
+#[test]
+fn w3_serve_with_insecure_no_auth_starts_with_a_warning() {
+    let root = tempfile::tempdir().unwrap();
+    let mut child = serve(
+        root.path(),
+        &["--http", "0.0.0.0:0", "--insecure-no-auth"],
+        &[],
+    );
+    let lines = stderr_until(&mut child, "WARNING");
+    let _ = child.kill();
+    let _ = child.wait();
+    let warning = lines.last().unwrap();
+    assert!(warning.contains("WITHOUT AUTHENTICATION"), "{lines:?}");
+    for tool in ["bash", "edit", "write"] {
+        assert!(warning.contains(tool), "{warning}");
+    }
+}
+
+#[test]
+fn w3_serve_with_a_token_answers_401_without_it() {
+    let root = tempfile::tempdir().unwrap();
+    let token_file = root.path().join("token");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    let env_run = serve(
+        root.path(),
+        &["--http", "0.0.0.0:0", "--token-env", "SHOWCASE_TOKEN"],
+        &[("SHOWCASE_TOKEN", TOKEN)],
+    );
+    let file_run = serve(
+        root.path(),
+        &[
+            "--http",
+            "0.0.0.0:0",
+            "--token-file",
+            token_file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    for mut child in [env_run, file_run] {
+        let ran = root.path().join("ran");
+        let lines = stderr_until(&mut child, "serving");
+        let serving = lines.last().unwrap().clone();
+        assert!(serving.contains("bearer token required"), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.contains("WARNING")), "{lines:?}");
+        let port = port_of(&serving);
+        let wrong = format!("Authorization: Bearer {}", "0".repeat(64));
+        for (auth, case) in [
+            (vec![], "no token"),
+            (vec![wrong.as_str()], "a wrong token"),
+        ] {
+            let refused = touch_with_bash(port, &auth);
+            assert!(refused.starts_with("HTTP/1.1 401"), "{case}: {refused}");
+            assert!(
+                refused
+                    .to_ascii_lowercase()
+                    .contains("www-authenticate: bearer resource_metadata="),
+                "{case}: {refused}"
+            );
+            assert!(!ran.exists(), "{case}: bash ran");
+        }
+        let answered = touch_with_bash(port, &[&format!("Authorization: Bearer {TOKEN}")]);
+        assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+        assert!(answered.contains("\"exitCode\":0"), "{answered}");
+        assert!(ran.exists(), "bash did not run with the token");
+        std::fs::remove_file(&ran).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

@@ -23,21 +23,34 @@
 //! - **Readable without scripts**: calls are `<details>` elements, open by
 //!   default; long bodies fold under "N more lines" the same way. The one
 //!   small script only adds *Expand all*, *Collapse all* and *Errors only*.
+//! - **Every call drawn**: a page of up to 500 calls draws every call as it
+//!   loads, so print, a full-page screenshot and the rendered text
+//!   (`innerText`) hold them all. A longer page draws its calls a hundred at
+//!   a time as they come into view (`content-visibility`; drawing them all
+//!   at once takes a browser tens of seconds), prints every call, and find
+//!   in page, select all and screen readers reach every one; its header
+//!   says so.
 //! - **Truncation is never hidden**: a search card says "100 shown of 243",
 //!   a read card "lines 1–12 of 44" (with a bar for the window's place in the
 //!   file), a fetch "truncated"; and where the page itself stops drawing
-//!   (over 5,000 rows or 256 KB of text in one card, 16 KB in one line) it
-//!   says how much it left out.
+//!   it says how much it left out. A card draws at most 5,000 rows and
+//!   256 KB of text (16 KB of a line); on a page of more than 32 calls each
+//!   card draws its share of the page's budget (never less than 24 rows and
+//!   2 KB), so that 10,000 calls make a page of under 20 MB.
+//! - **Lean**: icons are CSS masks, numbered lines are text, and the log's
+//!   own text (arguments as sent, meta, the content the model read) is
+//!   folded under each call only where it adds to the cards, and not on a
+//!   page of more than 500 calls (each call says where it is in the log).
 //!
 //! How each tag is drawn:
 //!
 //! | card | drawn as |
 //! |---|---|
-//! | generic call | kind icon, title, kind and locations, the raw input as pretty JSON, content |
+//! | generic call | kind icon, title, kind and locations, the raw input (a few short arguments on one line, else keys and values; arguments that were not JSON as the text sent), content |
 //! | terminal call | `$ command` as the title, working directory, description |
-//! | diff call / result | per file: hunks with old and new line numbers, added and removed lines coloured, `+a −r`; `oldText: null` is a new file, all added |
+//! | diff call / result | per file: hunks, added and removed lines coloured, `+a −r`; line numbers only where the card says where its texts start (`oldStart`, `newStart`), none otherwise; `oldText: null` is a new file, all added |
 //! | generic result | title and content (text folded after 16 lines; images as placeholders) |
-//! | terminal result | output, `exit code N` or `killed by SIGNAL`, and **timed out** when the output or the content the model read has a bracketed status line saying so (`[timed out after 300 ms; …]`) or the call failed with `TIMEOUT` |
+//! | terminal result | output (a spill notice in it always in view), `exit code N` or `killed by SIGNAL`: from the card's status alone, never from the output's text |
 //! | search result | matches grouped by file with line numbers, or a path list; "N shown of M" when truncated, "all N shown" when not |
 //! | read result | numbered lines, "lines 1–12 of 44", a bar for the window's place, the language |
 //! | web result | fetch: the URL (as text), `HTTP 404 Not Found`, truncated; search: the answer, the sources (title, URL as text, date, snippet), truncated |
@@ -57,22 +70,24 @@
 //!     status: Some(ExitStatus::Signal("SIGKILL".into())),
 //! });
 //! let html = toolprism::html::result_card(&card);
-//! assert!(html.contains("killed by SIGKILL"));
-//! assert!(html.contains("timed out"));
-//! assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;"));
+//! assert!(html.contains("killed by SIGKILL")); // the card's status
+//! assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;\n[timed out after 300 ms]")); // its output, as text
+//! assert!(!html.contains("chip bad timedout")); // no label read out of the text
 //! ```
 
+mod calls;
 mod cards;
 mod csp;
-mod diff;
+mod line_diff;
 mod page;
+mod session;
 mod text;
 
 use std::fs;
 use std::io;
 use std::path::Path;
 
-pub use page::{Session, SessionCall, SessionCounts};
+pub use session::{Session, SessionCall, SessionCounts};
 
 use toolprism_core::Registry;
 use toolprism_core::card::{CallCard, ResultCard};
@@ -110,8 +125,7 @@ pub fn call_card(card: &CallCard) -> String {
 /// truncation said.
 ///
 /// It knows only the card: on a session page the same card is also marked
-/// as an error with its code, and the content the model read can mark a
-/// command as timed out.
+/// as an error with its code.
 ///
 /// ```
 /// use toolprism::card::{ResultCard, SearchResult};

@@ -4,238 +4,86 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::cards::{self, ResultContext, chip, icon, line_text, text_block};
+use super::calls::{Drawing, call, estimated_height};
+use super::cards::{Limits, chip, line_text};
 use super::csp;
+use super::session::{Placed, Session, SessionCounts, place};
 use super::text::{escape, escape_attr, plural, thousands};
-use toolprism_core::card::{CallCard, ResultCard};
-use toolprism_core::replay::{ReplayProblem, Replayed, ReplayedEntry};
+use toolprism_core::replay::ReplayProblem;
 
-/// Indentation levels drawn; deeper calls are drawn at this level and say
-/// their depth.
-const MAX_INDENT: usize = 8;
+/// Pages of up to this many calls draw every call as they load, so print,
+/// a full-page screenshot and anything reading the rendered text
+/// (`innerText`) see every call. Drawing costs about a millisecond of a
+/// browser's time per call, and a page that is all drawn answers every
+/// click by laying out all of it again: a longer page draws its calls as
+/// they come into view (`content-visibility: auto`, a chunk of [`CHUNK`]
+/// calls at a time), prints every call (the print stylesheet draws them
+/// all), and find in page, select all and screen readers reach every call;
+/// its header says so.
+const LAZY_FROM: usize = 500;
 
-/// A session as the page draws it: its calls, each with the call it is
-/// nested in, and the problems replay found in the log.
-///
-/// Build it from a whole replayed log with [`Session::new`], or from calls
-/// you tie together yourself with [`Session::from_calls`].
-#[derive(Debug, Clone)]
-pub struct Session<'a> {
-    title: String,
-    source: Option<String>,
-    calls: Vec<SessionCall<'a>>,
-    problems: &'a [ReplayProblem],
-}
-
-/// One call of a [`Session`]: a replayed entry and, for a nested call, the
-/// id of the call it was made from.
-#[derive(Debug, Clone, Copy)]
-pub struct SessionCall<'a> {
-    /// The call with its cards, as replay drew them.
-    pub entry: &'a ReplayedEntry,
-    /// The `callId` of the call this one was made from, for a nested call.
-    pub parent_call_id: Option<&'a str>,
-}
-
-/// What a session holds, as counted in the page's header.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionCounts {
-    /// Every call.
-    pub calls: usize,
-    /// Calls made from another call.
-    pub nested: usize,
-    /// Calls whose result is a success.
-    pub succeeded: usize,
-    /// Failed calls by error code (`"(no code)"` for a failure without one).
-    pub errors: BTreeMap<String, usize>,
-    /// Calls with no result in the log (the session ended while they ran).
-    pub without_result: usize,
-    /// Problems replay found in the log (torn or corrupt lines, …).
-    pub problems: usize,
-}
-
-impl SessionCounts {
-    /// Failed calls, all codes together.
-    pub fn failed(&self) -> usize {
-        self.errors.values().sum()
-    }
-}
-
-/// The call a replayed entry was made from (a nested call's parent).
-fn parent_of(entry: &ReplayedEntry) -> Option<&str> {
-    entry.parent_call_id.as_deref()
-}
-
-impl<'a> Session<'a> {
-    /// A session of every entry and problem of a replayed log, titled
-    /// `title` (the page's heading, e.g. the log's file name).
-    pub fn new(title: impl Into<String>, replayed: &'a Replayed) -> Self {
-        let calls = replayed
-            .entries
-            .iter()
-            .map(|entry| SessionCall {
-                entry,
-                parent_call_id: parent_of(entry),
-            })
-            .collect();
-        Session::from_calls(title, calls, &replayed.problems)
-    }
-
-    /// A session of `calls`, in order, and `problems`.
-    pub fn from_calls(
-        title: impl Into<String>,
-        calls: Vec<SessionCall<'a>>,
-        problems: &'a [ReplayProblem],
-    ) -> Self {
-        Session {
-            title: title.into(),
-            source: None,
-            calls,
-            problems,
-        }
-    }
-
-    /// Says where the session came from (a log's path), under the title.
-    pub fn with_source(mut self, source: impl Into<String>) -> Self {
-        self.source = Some(source.into());
-        self
-    }
-
-    /// What the session holds.
-    pub fn counts(&self) -> SessionCounts {
-        let mut counts = SessionCounts {
-            calls: self.calls.len(),
-            problems: self.problems.len(),
-            ..SessionCounts::default()
-        };
-        for call in &self.calls {
-            if call.parent_call_id.is_some() {
-                counts.nested += 1;
-            }
-            let entry = call.entry;
-            if !entry.has_result() {
-                counts.without_result += 1;
-            } else if entry.is_error {
-                let code = entry
-                    .error_code
-                    .as_ref()
-                    .map_or("(no code)", |c| c.as_str());
-                *counts.errors.entry(code.to_owned()).or_default() += 1;
-            } else {
-                counts.succeeded += 1;
-            }
-        }
-        counts
-    }
-}
-
-/// Where each call goes on the page: page order and depth.
-struct Placed {
-    /// Index into the session's calls.
-    index: usize,
-    depth: usize,
-    /// The page number of the parent, when it is on the page.
-    parent: Option<usize>,
-    /// The parent id when no call of the log has it.
-    missing_parent: bool,
-    /// Whether the call sits in a loop of parents (a corrupt log).
-    in_loop: bool,
-}
-
-/// Orders calls as a tree: top-level calls in order, each followed by the
-/// calls nested in it (in order, at any depth). Iterative, so a chain of
-/// 100,000 nested calls does not exhaust the stack; a loop of parents (only
-/// a hand-made log can have one) is broken and said.
-fn place(calls: &[SessionCall<'_>]) -> Vec<Placed> {
-    let mut first_with_id: HashMap<&str, usize> = HashMap::with_capacity(calls.len());
-    for (i, call) in calls.iter().enumerate() {
-        first_with_id
-            .entry(call.entry.call_id.as_str())
-            .or_insert(i);
-    }
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); calls.len()];
-    let mut roots = Vec::new();
-    let mut missing = vec![false; calls.len()];
-    for (i, call) in calls.iter().enumerate() {
-        match call.parent_call_id.map(|p| first_with_id.get(p)) {
-            Some(Some(&p)) if p != i => children[p].push(i),
-            Some(Some(_)) | None => roots.push(i),
-            Some(None) => {
-                missing[i] = true;
-                roots.push(i);
-            }
-        }
-    }
-    let mut tree = Tree {
-        children,
-        missing,
-        page_no: vec![usize::MAX; calls.len()],
-        placed: Vec::with_capacity(calls.len()),
-    };
-    for &root in &roots {
-        tree.visit(root, false);
-    }
-    // Calls not reached from a top-level call sit in a loop of parents.
-    for i in 0..calls.len() {
-        if tree.page_no[i] == usize::MAX {
-            tree.visit(i, true);
-        }
-    }
-    tree.placed
-}
-
-struct Tree {
-    children: Vec<Vec<usize>>,
-    missing: Vec<bool>,
-    /// Each call's place on the page, `usize::MAX` until placed.
-    page_no: Vec<usize>,
-    placed: Vec<Placed>,
-}
-
-impl Tree {
-    /// Places `start` and every call under it, depth first, in order.
-    fn visit(&mut self, start: usize, in_loop: bool) {
-        let mut stack = vec![(start, 0usize, None::<usize>)];
-        while let Some((i, depth, parent)) = stack.pop() {
-            if self.page_no[i] != usize::MAX {
-                continue;
-            }
-            let me = self.placed.len();
-            self.page_no[i] = me;
-            self.placed.push(Placed {
-                index: i,
-                depth,
-                parent,
-                missing_parent: self.missing[i],
-                in_loop,
-            });
-            for &child in self.children[i].iter().rev() {
-                stack.push((child, depth + 1, Some(me)));
-            }
-        }
-    }
-}
+/// Calls per chunk drawn at once on a long page: the browser tracks ten
+/// times fewer boxes than one per call (each click answers sooner), and a
+/// chunk's estimated height is off by little enough that a link to a call
+/// (or a scroll to it) lands on it once its chunk is drawn.
+const CHUNK: usize = 10;
 
 /// The page for `session`: one self-contained HTML document.
 pub(crate) fn session_page(session: &Session<'_>) -> String {
     let counts = session.counts();
     let placed = place(&session.calls);
+    // Every call is drawn; on a long page each draws its share (Limits).
+    let lim = Limits::for_page(session.calls.len());
     let mut out = String::with_capacity(16 * 1024 + session.calls.len() * 1500);
     head(&mut out, session);
     header(&mut out, session, &counts, &placed);
     problems(&mut out, session.problems);
-    out.push_str("<main class=\"calls\">");
+    // A long page draws its calls as they come into view, a chunk at a
+    // time (see LAZY_FROM); a shorter one draws every call as it loads.
+    let lazy = placed.len() > LAZY_FROM;
+    out.push_str(if lazy {
+        "<main class=\"calls lazy\">"
+    } else {
+        "<main class=\"calls\">"
+    });
     if placed.is_empty() {
         out.push_str("<p class=\"empty\">This log holds no calls.</p>");
     }
-    for (n, p) in placed.iter().enumerate() {
-        call(&mut out, n + 1, p, &session.calls[p.index]);
+    if lazy {
+        for (c, chunk) in placed.chunks(CHUNK).enumerate() {
+            // The chunk's height until it is drawn, estimated from what it
+            // draws: a good guess keeps the scroll bar right and a link to
+            // a call from landing elsewhere once the calls above are drawn.
+            let start = out.len();
+            let mut height = 0;
+            for (i, p) in chunk.iter().enumerate() {
+                let at = out.len();
+                let how = Drawing {
+                    lim,
+                    log_text: false,
+                };
+                call(&mut out, c * CHUNK + i + 1, p, &session.calls[p.index], how);
+                height += estimated_height(&out[at..]);
+            }
+            out.insert_str(
+                start,
+                &format!("<div class=\"chunk\" style=\"contain-intrinsic-size:auto {height}px\">"),
+            );
+            out.push_str("</div>");
+        }
+    } else {
+        let how = Drawing {
+            lim,
+            log_text: true,
+        };
+        for (n, p) in placed.iter().enumerate() {
+            call(&mut out, n + 1, p, &session.calls[p.index], how);
+        }
     }
     out.push_str("</main>");
     footer(&mut out);
     out
 }
-
 fn head(out: &mut String, session: &Session<'_>) {
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
@@ -256,7 +104,9 @@ fn header(out: &mut String, session: &Session<'_>, counts: &SessionCounts, place
     out.push_str("<header class=\"top\"><div class=\"brand\">toolprism · session</div><h1>");
     line_text(out, &session.title);
     out.push_str("</h1>");
-    if let Some(source) = &session.source {
+    // A source that is the title again (a log named by a relative path)
+    // is not drawn twice.
+    if let Some(source) = session.source.as_ref().filter(|s| **s != session.title) {
         out.push_str("<div class=\"source\"><code>");
         line_text(out, source);
         out.push_str("</code></div>");
@@ -370,6 +220,20 @@ fn header(out: &mut String, session: &Session<'_>, counts: &SessionCounts, place
         }
         out.push_str("</div>");
     }
+    if placed.len() > LAZY_FROM {
+        out.push_str("<p class=\"lazy-note\">");
+        escape(
+            out,
+            &format!(
+                "{} calls: each card draws a share of the page's limits, the log's own text is not repeated \
+                 under each call (each says where it is in the log), and calls are drawn as they come into view. \
+                 Print draws every call; find in page and select all reach them all; \
+                 a screenshot or the page's rendered text holds the calls drawn so far.",
+                thousands(placed.len() as u64)
+            ),
+        );
+        out.push_str("</p>");
+    }
     // Shown by the script only: without it, every call is open already.
     out.push_str(
         "<nav id=\"tb\" class=\"toolbar\" hidden>\
@@ -385,7 +249,6 @@ fn problems(out: &mut String, problems: &[ReplayProblem]) {
         return;
     }
     out.push_str("<section class=\"problems\"><h2>");
-    icon(out, "error");
     escape(
         out,
         &format!(
@@ -406,156 +269,6 @@ fn problems(out: &mut String, problems: &[ReplayProblem]) {
     }
     out.push_str("</ul></section>");
 }
-
-fn call(out: &mut String, n: usize, placed: &Placed, call: &SessionCall<'_>) {
-    let entry = call.entry;
-    let failed = entry.has_result() && entry.is_error;
-    let code = failed.then(|| {
-        entry
-            .error_code
-            .as_ref()
-            .map_or("(no code)", |c| c.as_str())
-    });
-    let cx = ResultContext {
-        content: &entry.content,
-        error_code: code,
-        call_title: Some(cards::call_title(&entry.call_card)),
-    };
-    let depth = placed.depth.min(MAX_INDENT);
-    out.push_str("<article class=\"call d");
-    out.push_str(&depth.to_string());
-    if failed {
-        out.push_str(" err");
-    }
-    if !entry.has_result() {
-        out.push_str(" pending");
-    }
-    out.push_str("\" id=\"c");
-    out.push_str(&n.to_string());
-    out.push_str("\" data-call=\"");
-    out.push_str(entry.call_card.tag());
-    out.push_str("\" data-result=\"");
-    out.push_str(entry.result_card.as_ref().map_or("none", |c| c.tag()));
-    out.push_str("\"><details class=\"c\" open><summary>");
-    out.push_str("<a class=\"n\" href=\"#c");
-    out.push_str(&n.to_string());
-    out.push_str("\">");
-    out.push_str(&n.to_string());
-    out.push_str("</a>");
-    if let Some(parent) = placed.parent {
-        out.push_str("<span class=\"up\" title=\"nested in call ");
-        out.push_str(&(parent + 1).to_string());
-        out.push_str("\">↳ ");
-        out.push_str(&(parent + 1).to_string());
-        out.push_str("</span>");
-    }
-    if placed.depth > MAX_INDENT {
-        chip(
-            out,
-            "info",
-            &format!("depth {}", thousands(placed.depth as u64)),
-        );
-    }
-    out.push_str("<span class=\"head\">");
-    cards::call_head(out, &entry.call_card);
-    out.push_str("</span>");
-    // The tool's name, as text (a generic card's title often is the name).
-    if cards::call_title(&entry.call_card) != entry.name {
-        out.push_str("<span class=\"tool\">");
-        line_text(out, &entry.name);
-        out.push_str("</span>");
-    }
-    match (&entry.result_card, code) {
-        (_, Some(code)) => chip(out, "bad code", code),
-        (None, None) => chip(out, "muted", "no result"),
-        (Some(card), None) => {
-            let (class, text) = cards::result_status(card, &cx);
-            chip(out, class, &text);
-        }
-    }
-    out.push_str("</summary><div class=\"cb\">");
-    if placed.missing_parent {
-        out.push_str("<p class=\"cut\">Nested in call id <code>");
-        line_text(out, call.parent_call_id.unwrap_or_default());
-        out.push_str("</code>, which is not in this log: drawn at the top level.</p>");
-    }
-    if placed.in_loop {
-        out.push_str("<p class=\"cut\">Its parent calls form a loop (a corrupt log): drawn at the top level.</p>");
-    }
-    let start = out.len();
-    match (&entry.call_card, &entry.result_card) {
-        // A diff call whose result is the same diff: drawn once, below.
-        (CallCard::Diff(call), Some(ResultCard::Diff(result))) if call.diffs == result.diffs => {
-            out.push_str("<p class=\"none\">The change it proposed is the one drawn in its result below.</p>");
-        }
-        (card, _) => cards::call_body(out, card),
-    }
-    if out.len() > start {
-        out.insert_str(start, "<div class=\"callbody\">");
-        out.push_str("</div>");
-    }
-    match &entry.result_card {
-        Some(card) => cards::result_card(out, card, &cx),
-        None => out.push_str(
-            "<section class=\"card result none-result\"><div class=\"hd\"><span class=\"ttl\">No result in the log</span></div>\
-             <div class=\"bd\"><p class=\"none\">The session ended while this call ran, or its result line was lost.</p></div></section>",
-        ),
-    }
-    raw(out, entry);
-    out.push_str("</div></details></article>");
-}
-
-/// What the log holds for the call, folded: arguments, meta, and the
-/// content the model read when the result card is not that content.
-fn raw(out: &mut String, entry: &ReplayedEntry) {
-    out.push_str("<details class=\"raw\"><summary>log · ");
-    match entry.result_line {
-        Some(result) => escape(
-            out,
-            &format!(
-                "lines {}–{}",
-                thousands(entry.call_line as u64),
-                thousands(result as u64)
-            ),
-        ),
-        None => escape(out, &format!("line {}", thousands(entry.call_line as u64))),
-    }
-    out.push_str(" · id <code>");
-    line_text(out, &entry.call_id);
-    out.push_str("</code></summary><div class=\"lbl\">arguments</div>");
-    let parsed = serde_json::from_str::<serde_json::Value>(&entry.arguments).ok();
-    let shown_above = match (&entry.call_card, &parsed) {
-        (CallCard::Generic(card), Some(args)) => card.raw_input.as_ref() == Some(args),
-        _ => false,
-    };
-    match parsed {
-        _ if shown_above => out.push_str("<p class=\"none\">the call card's input, above</p>"),
-        Some(value) if !cards::depth_exceeds(&value, 128) => {
-            let pretty =
-                serde_json::to_string_pretty(&value).unwrap_or_else(|_| entry.arguments.clone());
-            text_block(out, "json", &pretty);
-        }
-        _ => text_block(out, "json", &entry.arguments),
-    }
-    if let Some(meta) = &entry.meta {
-        out.push_str("<div class=\"lbl\">meta</div>");
-        let pretty = serde_json::to_string_pretty(meta).unwrap_or_else(|e| e.to_string());
-        text_block(out, "json", &pretty);
-    }
-    let card_is_content = entry
-        .result_card
-        .as_ref()
-        .is_some_and(|c| matches!(c, ResultCard::Generic(_)));
-    if entry.has_result() && !card_is_content {
-        out.push_str("<div class=\"lbl\">content (what the model read)</div>");
-        if entry.content.is_empty() {
-            out.push_str("<p class=\"none\">no content</p>");
-        }
-        cards::content_blocks(out, &entry.content);
-    }
-    out.push_str("</details>");
-}
-
 fn footer(out: &mut String) {
     out.push_str("<footer>Drawn from the session log by toolprism ");
     out.push_str(env!("CARGO_PKG_VERSION"));

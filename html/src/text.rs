@@ -1,6 +1,8 @@
-//! Text as HTML: escaping, and the small number and size formats the cards
-//! use. Everything from a log goes through [`escape`] before it reaches the
-//! page, so it is data, never markup.
+//! The crate's one text module: escaping, cutting on a char boundary,
+//! lines, and the number and size formats every card uses (`12,345`,
+//! `1 line`, `14.2 KB`: one format everywhere). Everything from a log goes
+//! through [`escape`] before it reaches the page, so it is data, never
+//! markup.
 
 use std::fmt::Write;
 
@@ -75,14 +77,7 @@ pub(crate) fn bytes(n: u64) -> String {
 /// The longest prefix of `text` of at most `max` bytes that ends on a char
 /// boundary.
 pub(crate) fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 /// Lines of `text`: split on `\n`, without a last empty line for a trailing
@@ -118,19 +113,12 @@ pub(crate) fn after_line(text: &str, n: usize) -> Option<usize> {
         .map(|(i, _)| i + 1)
 }
 
-/// Whether a line says a command timed out: a bracketed status line (the
-/// form runtimes and tools append to output, `[timed out after 300 ms]`)
-/// that contains "timed out", in any case.
-pub(crate) fn says_timed_out(text: &str) -> bool {
-    lines(text).any(|line| {
-        let line = line.trim();
-        line.starts_with('[')
-            && line.ends_with(']')
-            && line
-                .as_bytes()
-                .windows(9)
-                .any(|w| w.eq_ignore_ascii_case(b"timed out"))
-    })
+/// Whether `line` is the notice spill writes where it cut content (C15):
+/// `(Omitted N of M bytes. The full result (M bytes) is stored at: PATH. …)`.
+/// The page keeps it in view; it decides nothing else.
+pub(crate) fn is_spill_notice(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with("(Omitted ") && line.ends_with(')') && line.contains(" is stored at: ")
 }
 
 /// Writes `format_args!` output escaped.
@@ -175,7 +163,18 @@ mod tests {
         assert_eq!(bytes(14 * 1024 + 200), "14.2 KB");
         assert_eq!(bytes(3 * 1024 * 1024), "3.0 MB");
         assert_eq!(cut("aé", 2), "a");
+        assert_eq!(cut("aé", 3), "aé");
         assert_eq!(cut("abc", 9), "abc");
+        assert_eq!(cut("✓✓", 4), "✓");
+    }
+
+    #[test]
+    fn knows_the_spill_notice_and_nothing_else() {
+        assert!(is_spill_notice(
+            "(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)"
+        ));
+        assert!(!is_spill_notice("(Omitted on purpose)"));
+        assert!(!is_spill_notice("the result is stored at: /x"));
     }
 
     #[test]
@@ -186,15 +185,5 @@ mod tests {
         }
         assert_eq!(after_line("a\nb\nc", 2), Some(4));
         assert_eq!(after_line("a\nb", 2), None);
-    }
-
-    #[test]
-    fn timed_out_needs_a_bracketed_status_line() {
-        assert!(says_timed_out(
-            "out\n[timed out after 300 ms; the process group was killed]"
-        ));
-        assert!(says_timed_out("[Command TIMED OUT]"));
-        assert!(!says_timed_out("curl: (28) Connection timed out"));
-        assert!(!says_timed_out("[exit code: 0]"));
     }
 }

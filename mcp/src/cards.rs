@@ -23,10 +23,9 @@ const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// MCP Inspector) show only `content` and never read them, yet pay for
 /// them: a client parses the whole `_meta` of every response, and rmcp's
 /// Rust client parses it once for each result type it tries before
-/// `CallToolResult`, about 40 µs a response for a small call's two cards,
-/// which take a stdio round trip from 1.09 to 1.41 times a plain rmcp
-/// server's (`benches/benches/mcp_stdio.rs`; figures in the [module
-/// docs](super#cards)). Hence the default,
+/// `CallToolResult`, which slows a small call's stdio round trip markedly
+/// (`benches/benches/mcp_stdio.rs`; figures in `benches/RESULTS.md`).
+/// Hence the default,
 /// [`OnRequest`](Cards::OnRequest): the cards go to the clients that ask.
 ///
 /// The presentation meta (`_meta["toolprism/meta"]`, small) and the error

@@ -65,6 +65,8 @@ pub struct McpServer {
     log: Option<SessionLog>,
     /// Prefixes the call ids of requests that carry no `Mcp-Session-Id`.
     session: Arc<str>,
+    /// Who may connect over HTTP, and the limits there (W3).
+    pub(crate) http: crate::limits::HttpSettings,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -150,6 +152,7 @@ impl McpServer {
             cards: Cards::Never,
             log: None,
             session: next_session(),
+            http: Default::default(),
         };
         server.with_cards(Cards::default())
     }
@@ -315,6 +318,8 @@ impl ServerHandler for McpServer {
             arguments_as_sent(&request, &context)?,
         );
         let mut options = CallOptions::new().with_cancel(context.ct.clone());
+        // W3: the caller the HTTP transport verified, for policies and tools.
+        options = crate::auth::with_caller(options, &context);
         if let Some(log) = &self.log {
             options = options.with_log(log.clone());
         }

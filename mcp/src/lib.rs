@@ -24,11 +24,102 @@
 //! }
 //! ```
 //!
-//! Entry points: [`serve_stdio`]; [`serve_http`] on an address;
+//! Entry points: [`serve_stdio`]; [`serve_http`] on a loopback address;
 //! [`McpServer`] for options (server name, instructions, message limit,
 //! [which clients get cards](McpServer::with_cards), [a session
-//! log](McpServer::with_log)) and for [`McpServer::http_service`], the tower service to mount in an HTTP
+//! log](McpServer::with_log), [authentication](McpServer::with_auth), the
+//! [limits](#limits)) and for [`McpServer::http_service`], the tower service to mount in an HTTP
 //! server of your own; [`McpServer::serve_io`] for any byte stream pair.
+//!
+//! # Who can reach what
+//!
+//! A tool server must not be one flag away from remote code execution (W3
+//! in `docs/contract.md`). So:
+//!
+//! | transport | who can call the tools |
+//! |---|---|
+//! | stdio ([`serve_stdio`]) | the process that started the server, and nobody else |
+//! | HTTP on a loopback address (`127.0.0.1`, `::1`, a name that resolves only to those) | every process on this machine; with [`McpServer::with_auth`], only those that present the token |
+//! | HTTP on any other address (`0.0.0.0`, a LAN address, a public name) | **refused at start** unless the server has an authenticator ([`McpServer::with_auth`]): then only clients presenting a valid bearer token; or unless [`McpServer::allow_unauthenticated_network`] is called: then everyone who can reach the address, after a warning on stderr at every start |
+//! | [`McpServer::http_service`] mounted in your own server | what your server lets through, then the token when the server authenticates; it cannot know its address: call [`McpServer::check_address`] with your listener's |
+//!
+//! Host names are resolved before deciding: a name that resolves to any
+//! address other than loopback counts as that address. rmcp also checks
+//! the `Host` header against loopback names by default (a defence against
+//! DNS rebinding from a browser, not against a client that sends the
+//! header it likes): behind a public name, list it in `allowed_hosts`.
+//!
+//! ```no_run
+//! # async fn run(registry: toolprism::Registry) -> Result<(), Box<dyn std::error::Error>> {
+//! use toolprism::mcp::{McpServer, StaticToken, StreamableHttpServerConfig};
+//!
+//! let token = StaticToken::from_env("TOOLPRISM_TOKEN")?; // 32 bytes or more: `openssl rand -hex 32`
+//! let listener = tokio::net::TcpListener::bind("0.0.0.0:8765").await?;
+//! let config = StreamableHttpServerConfig::default()
+//!     .with_allowed_hosts(["tools.example.com", "tools.example.com:8765"]);
+//! McpServer::new(registry).with_auth(token).serve_http(listener, config).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! # Authentication
+//!
+//! Over Streamable HTTP the server is an OAuth 2.1 resource server, as the
+//! MCP authorization specification (2025-11-25) describes:
+//!
+//! - every request to `/mcp` must carry `Authorization: Bearer <token>`;
+//!   it is verified before the body is read, so a request without a valid
+//!   token runs nothing;
+//! - a missing, wrong, expired or malformed token is `401 Unauthorized`
+//!   with `WWW-Authenticate: Bearer resource_metadata="<url>"` (RFC 6750,
+//!   RFC 9728), `error="invalid_token"` when a token was refused, and a
+//!   JSON-RPC error body ([`REFUSED`], reason `"unauthorized"`); a token the
+//!   verifier finds short of a scope is `403` with
+//!   `error="insufficient_scope"` ([`Refusal::insufficient_scope`]);
+//! - a token in the URL (`?access_token=`) is refused with `401`, even next
+//!   to a good header, and never accepted: URLs end up in logs;
+//! - the protected-resource metadata (RFC 9728) is served without a
+//!   credential at `/.well-known/oauth-protected-resource` and
+//!   `/.well-known/oauth-protected-resource/mcp`, as JSON: `resource`
+//!   ([`BearerAuth::with_resource`], else `http://<Host>/mcp`),
+//!   `bearer_methods_supported: ["header"]`, and `authorization_servers`
+//!   and `scopes_supported` when configured.
+//!
+//! Tokens are verified by a [`StaticToken`] (one shared secret, compared in
+//! constant time with the `subtle` crate; read it from the environment or a
+//! file, at least [`StaticToken::MIN_LEN`] bytes) or by your own
+//! [`Authenticator`] (async: check a JWT, ask an introspection endpoint),
+//! which returns the verified [`Caller`](toolprism_core::Caller) or a
+//! [`Refusal`]. The caller goes to the registry with each of its calls
+//! ([`CallOptions::with_caller`](toolprism_core::CallOptions::with_caller)),
+//! where pre-execute policies ([`PreExecute::caller`](toolprism_core::PreExecute::caller))
+//! and tools ([`ToolContext::caller`](toolprism_core::ToolContext::caller))
+//! see it: allow or deny per caller there. A session belongs to the caller
+//! that opened it: another caller using its id gets `404`.
+//!
+//! # Limits
+//!
+//! Nothing a client sends makes the server hold unbounded memory. Each
+//! limit is a setting of [`McpServer`], and each refusal is an HTTP status
+//! with a JSON-RPC error body: code [`REFUSED`], a one-line message, and
+//! `data.reason` naming the limit (MCP clients surface it as that
+//! request's error).
+//!
+//! | limit | default | past it |
+//! |---|---|---|
+//! | [body of one request](McpServer::with_max_message_bytes) | 4 MiB ([`DEFAULT_MAX_MESSAGE_BYTES`]) | `413` (a 10 MB body is refused, unread past the limit) |
+//! | [requests at once](McpServer::with_max_requests), from the first byte to the end of the response (a running call and an open `GET` stream hold one) | 256 ([`DEFAULT_MAX_REQUESTS`]) | `503`, `Retry-After: 1`, reason `max_requests` |
+//! | [sessions](McpServer::with_max_sessions) (clients before `2026-07-28`, unless stateless) | 128 ([`DEFAULT_MAX_SESSIONS`]) | `503` for the `initialize`, reason `max_sessions` |
+//! | [`tools/call` in flight in one session](McpServer::with_max_calls_per_session) | 16 ([`DEFAULT_MAX_CALLS_PER_SESSION`]) | `429` with the request's id, reason `max_calls_per_session`; the call never reaches the registry |
+//! | [idle session](McpServer::with_session_idle_timeout): no request for that long and no `POST` being answered | 300 s ([`DEFAULT_SESSION_IDLE_TIMEOUT`]) | closed and freed; its id then gets `404` (a client starts a new session) |
+//! | request head ([`McpServer::serve_http`] only) | 30 s | the connection is closed |
+//!
+//! So requests hold at most [`with_max_requests`](McpServer::with_max_requests)
+//! times [`with_max_message_bytes`](McpServer::with_max_message_bytes) of
+//! bodies (1 GiB with the defaults; lower either to lower it), sessions at
+//! most their count times the few kilobytes rmcp keeps for one. Stateless
+//! requests (every `2026-07-28` request) belong to no session: the request
+//! limit bounds them. Over stdio only the message limit applies: its one
+//! client started the server.
 //!
 //! # The mapping
 //!
@@ -56,12 +147,11 @@
 //! clients most people run (Claude Code, Claude Desktop, Cursor, the MCP
 //! Inspector) show `content` and never read them, yet every client parses
 //! a response's whole `_meta`; rmcp's Rust client parses it once for each
-//! untagged result type it tries before `CallToolResult`, some 40 µs a
-//! response for a small call's two cards. Measured side by side
-//! (`cargo bench -p toolprism-benches --bench mcp_stdio`, one `echo` call
-//! at a time over stdio, rmcp's client, the sides in alternating rounds):
-//! a plain rmcp server 142.5 µs a round trip; toolprism without the cards
-//! 155.6 µs (1.09 times rmcp's), with them 200.5 µs (1.41). So by default
+//! untagged result type it tries before `CallToolResult`, so two cards
+//! make a small call's stdio round trip markedly slower than without them
+//! (`cargo bench -p toolprism-benches --bench mcp_stdio` measures both
+//! against a plain rmcp server; the figures are in the repository's
+//! `benches/RESULTS.md`). So by default
 //! ([`Cards::OnRequest`]) the cards go only to clients that ask, for their
 //! session through the experimental capability or for one call through
 //! `_meta` (the table above; details on [`Cards`]);
@@ -127,7 +217,9 @@
 //! share it outside the processes, as behind any balancer; each process
 //! writes its own session log, with call ids that stay unique per process.
 //! The `Host` header is checked against loopback names by default; behind a
-//! balancer, list the public host names in `allowed_hosts`.
+//! balancer, list the public host names in `allowed_hosts`. Every process
+//! needs the same [authenticator](McpServer::with_auth) (a shared
+//! [`StaticToken`], or verifiers of the same issuer's tokens).
 //!
 //! # Logging
 //!
@@ -135,16 +227,20 @@
 //! install a subscriber writing to stderr to see it. The session log is
 //! the registry's own ([`RegistryBuilder::log`](toolprism_core::RegistryBuilder::log)),
 //! which sees nested calls too, or one given to [`McpServer::with_log`] for
-//! a registry built without (the only thing this module ever prints, on
-//! stderr, is that log's first failed write).
+//! a registry built without. This module prints only two things, both on
+//! stderr: that log's first failed write, and the warning of a start
+//! without authentication on an address other machines can reach.
 
+mod auth;
 mod call_result;
 mod cards;
+mod exposure;
 mod handler;
 mod http;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod import;
+mod limits;
 mod sent;
 mod stdio;
 
@@ -153,9 +249,17 @@ use std::io;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
+pub use auth::{
+    AuthError, Authenticator, BearerAuth, PROTECTED_RESOURCE_PATH, Refusal, StaticToken,
+};
 pub use cards::Cards;
+pub use exposure::is_loopback;
 pub use handler::{DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 pub use http::{HttpResponse, HttpService, MCP_PATH};
+pub use limits::{
+    DEFAULT_MAX_CALLS_PER_SESSION, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, REFUSED,
+};
 /// rmcp's configuration of a Streamable HTTP service (sessions or
 /// stateless, allowed hosts and origins, keep-alive): the one rmcp type
 /// this crate's API names, re-exported so that a user needs no rmcp
@@ -174,10 +278,25 @@ pub async fn serve_stdio(registry: Registry) -> io::Result<()> {
 
 /// Serves `registry` over Streamable HTTP at `http://<addr>/mcp`, with
 /// rmcp's default configuration (sessions for clients before `2026-07-28`,
-/// only loopback `Host` names accepted). Returns only if binding fails.
+/// only loopback `Host` names accepted) and the default [limits](#limits).
+/// Returns only if binding fails, or at once when `addr` is not loopback
+/// (a host name is resolved first, and every address it resolves to must
+/// be): this server has no authenticator. To serve other machines, build an
+/// [`McpServer`] [with one](McpServer::with_auth).
+///
+/// ```no_run
+/// # async fn run(registry: toolprism::Registry) -> std::io::Result<()> {
+/// toolprism::mcp::serve_http(registry, "127.0.0.1:8765").await
+/// # }
+/// ```
 pub async fn serve_http(registry: Registry, addr: impl ToSocketAddrs) -> io::Result<()> {
-    let listener = TcpListener::bind(addr).await?;
-    McpServer::new(registry)
+    let server = McpServer::new(registry);
+    let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host(addr).await?.collect();
+    for addr in &addrs {
+        server.check_address(*addr)?;
+    }
+    let listener = TcpListener::bind(addrs.as_slice()).await?;
+    server
         .serve_http(listener, StreamableHttpServerConfig::default())
         .await
 }

@@ -65,6 +65,43 @@ pub(crate) fn locate(message: &str) -> Option<Located> {
     })
 }
 
+/// What the limits of the HTTP service read of a message: its `method`
+/// and the text of its `id`, found like [`locate`] finds arguments
+/// (without parsing the rest, any depth).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Envelope {
+    /// The method, decoded; `None` for a response or what is not a message.
+    pub(crate) method: Option<String>,
+    /// The `id` as written, when it is a string or a number.
+    pub(crate) id: Option<String>,
+}
+
+/// The [`Envelope`] of `message`; empty when it is not a JSON object.
+pub(crate) fn envelope(message: &str) -> Envelope {
+    let mut cursor = Cursor::new(message.as_bytes());
+    let mut found = Envelope::default();
+    let read = cursor.object(|cursor, key| {
+        let value = cursor.value()?;
+        let text = &message[value];
+        match key.as_str() {
+            "method" => found.method = serde_json::from_str::<String>(text).ok(),
+            "id" if text.len() <= 256
+                && (text.starts_with('"')
+                    || text.starts_with(|c: char| c == '-' || c.is_ascii_digit())) =>
+            {
+                found.id = Some(text.to_owned());
+            }
+            _ => {}
+        }
+        Some(())
+    });
+    if read.is_some() {
+        found
+    } else {
+        Envelope::default()
+    }
+}
+
 /// `message` with `{}` in place of the arguments at `range`.
 pub(crate) fn with_placeholder(message: &str, range: Range<usize>) -> String {
     let mut out = String::with_capacity(message.len() - range.len() + 2);
@@ -236,6 +273,24 @@ mod tests {
             placeheld,
             r#"{"method":"tools/call","params":{"name":"x","arguments":{}}}"#
         );
+    }
+
+    #[test]
+    fn the_envelope_is_the_method_and_the_id_as_written() {
+        let e = envelope(
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/c\u0061ll","params":{"x":[[[]]]}}"#,
+        );
+        assert_eq!(e.method.as_deref(), Some("tools/call"));
+        assert_eq!(e.id.as_deref(), Some(r#""a\"b""#));
+        let e = envelope(r#"{"id":-7,"method":"initialize"}"#);
+        assert_eq!(
+            (e.method.as_deref(), e.id.as_deref()),
+            (Some("initialize"), Some("-7"))
+        );
+        // An id that is no string or number is not kept; garbage is empty.
+        assert_eq!(envelope(r#"{"id":{"a":1},"method":"x"}"#).id, None);
+        assert_eq!(envelope("[1]"), Envelope::default());
+        assert_eq!(envelope(r#"{"method":"x""#), Envelope::default());
     }
 
     #[test]

@@ -46,6 +46,41 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The Python `mcp` client and everything it pulls in, pinned: `mcp` 2.3.0
+/// is the newest release and the first line (2.x) that speaks
+/// `2026-07-28`; with `mode="legacy"` the same client negotiates
+/// `2025-11-25` through `initialize`.
+pub const MCP_CLIENT: &[&str] = &[
+    "mcp==2.3.0",
+    "mcp-types==2.3.0",
+    "annotated-types==0.8.0",
+    "anyio==4.16.0",
+    "attrs==26.1.0",
+    "cffi==2.1.1",
+    "click==8.5.1",
+    "cryptography==50.0.2",
+    "h11==0.16.0",
+    "httpcore2==2.16.2",
+    "httpx2==2.16.2",
+    "idna==3.20",
+    "jsonschema==4.26.0",
+    "jsonschema-specifications==2025.9.1",
+    "opentelemetry-api==1.45.2",
+    "pycparser==3.12",
+    "pydantic==2.14.4",
+    "pydantic_core==2.50.5",
+    "PyJWT==2.15.1",
+    "python-multipart==0.0.34",
+    "referencing==0.37.0",
+    "rpds-py==2026.9.1",
+    "sse-starlette==3.7.0",
+    "starlette==1.10.0",
+    "truststore==0.10.5",
+    "typing-inspection==0.4.5",
+    "typing_extensions==4.16.0",
+    "uvicorn==0.54.0",
+];
+
 /// A Python virtualenv made by [`python_env`].
 #[derive(Debug, Clone)]
 pub struct PythonEnv {

@@ -1,5 +1,6 @@
 //! Line diffs for `edit` and `write`, from the `similar` crate: hunks with
-//! three lines of context, as card [`FileDiff`]s and as unified text.
+//! three lines of context, as card [`FileDiff`]s (each with the lines it
+//! starts at, so a card numbers them as the file does) and as unified text.
 //! Pure functions: the diff runs without a deadline, so the same inputs
 //! always give the same hunks.
 
@@ -45,18 +46,20 @@ pub(crate) fn diff_meta(path: &str, before: &str, after: &str) -> DiffMeta {
         let old = first.old_range().start..last.old_range().end;
         let new = first.new_range().start..last.new_range().end;
         let old_text: String = old.clone().filter_map(|i| diff.old_slice(i)).collect();
-        let new_text: String = new.filter_map(|i| diff.new_slice(i)).collect();
+        let new_text: String = new.clone().filter_map(|i| diff.new_slice(i)).collect();
         let cost = old_text.len() + new_text.len() + path.len();
         if spent + cost > MAX_META_DIFF_BYTES {
             omitted_hunks += 1;
             continue;
         }
         spent += cost;
-        diffs.push(FileDiff {
-            path: path.to_owned(),
-            old_text: (!old.is_empty()).then_some(old_text),
-            new_text,
-        });
+        // Where the hunk sits in the file, so a card numbers its lines
+        // right (ranges are 0-based; card lines 1-based).
+        let old_start = (!old.is_empty()).then_some(old.start as u64 + 1);
+        diffs.push(
+            FileDiff::new(path, (!old.is_empty()).then_some(old_text), new_text)
+                .with_starts(old_start, Some(new.start as u64 + 1)),
+        );
     }
     DiffMeta {
         diffs,
@@ -99,6 +102,13 @@ mod tests {
         assert_eq!(meta.diffs[0].new_text, "l7\nl8\nl9\nL10\nl11\nl12\nl13\n");
         assert_eq!(meta.diffs[1].old_text.as_deref(), Some("l18\nl19\nl20\n"));
         assert_eq!(meta.diffs[1].new_text, "l18\nl19\nl20\nnew\n");
+        // Each hunk says where it starts, on both sides.
+        let starts: Vec<_> = meta
+            .diffs
+            .iter()
+            .map(|d| (d.old_start, d.new_start))
+            .collect();
+        assert_eq!(starts, [(Some(7), Some(7)), (Some(18), Some(18))]);
         let u = unified("f.txt", &before, &after);
         assert!(u.starts_with("--- a/f.txt\n+++ b/f.txt\n@@"), "{u}");
         assert!(u.contains("-l10\n+L10"));
@@ -110,6 +120,10 @@ mod tests {
         assert_eq!(meta.diffs.len(), 1);
         assert_eq!(meta.diffs[0].old_text, None);
         assert_eq!(meta.diffs[0].new_text, "hello\n");
+        assert_eq!(
+            (meta.diffs[0].old_start, meta.diffs[0].new_start),
+            (None, Some(1))
+        );
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //!   file before and after, for programs.
 //! - **Render**: a summary line and a unified diff (3 lines of context).
 //! - **Meta** [`DiffMeta`]: `{diffs}`, one entry per hunk with 3 lines of
-//!   context (from `similar`), bounded in size.
-//! - **Cards**: a `diff` call card from the arguments (old and new text); a
-//!   `diff` result card from meta.
+//!   context (from `similar`) and the lines it starts at (`oldStart`,
+//!   `newStart`), bounded in size.
+//! - **Cards**: a `diff` call card from the arguments (old and new text,
+//!   with no line numbers: the arguments do not hold them); a `diff` result
+//!   card from meta, whose hunks are numbered as in the file.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -102,11 +104,12 @@ impl EditTool {
             } else {
                 format!("Edit {}", args.path)
             },
-            diffs: vec![FileDiff {
-                path: args.path.clone(),
-                old_text: Some(args.old_text.clone()),
-                new_text: args.new_text.clone(),
-            }],
+            // The arguments do not say where the text is: no line numbers.
+            diffs: vec![FileDiff::new(
+                &args.path,
+                Some(args.old_text.clone()),
+                &args.new_text,
+            )],
             locations: Some(vec![Location {
                 path: args.path.clone(),
                 line: None,
@@ -274,10 +277,27 @@ mod tests {
             panic!()
         };
         assert_eq!(card.diffs, meta.diffs);
+        // `line 7` is line 8 of the file (after the marker line): the hunk
+        // with its 3 lines of context starts at line 5, as the content's
+        // unified diff says.
+        assert_eq!(
+            (card.diffs[0].old_start, card.diffs[0].new_start),
+            (Some(5), Some(5))
+        );
+        assert!(
+            out.content()[0]
+                .as_text()
+                .unwrap()
+                .contains("@@ -5,7 +5,7 @@")
+        );
         let CallCard::Diff(call) = out.call_card().unwrap() else {
             panic!()
         };
         assert_eq!(call.diffs[0].old_text.as_deref(), Some("line 7\n"));
+        assert_eq!(
+            (call.diffs[0].old_start, call.diffs[0].new_start),
+            (None, None)
+        );
         assert!(
             out.content()[0]
                 .as_text()

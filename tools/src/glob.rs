@@ -20,7 +20,7 @@ use toolprism::card::{ResultCard, SearchResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
-use crate::text::plural;
+use crate::text::{plural, thousands};
 use crate::walk::{self, Flow};
 use crate::workspace::Workspace;
 
@@ -156,7 +156,7 @@ impl GlobTool {
         let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
         let card = SearchResult::paths(meta.paths.clone(), meta.total).ok()?;
         let count = if meta.capped {
-            format!("{}+ files", meta.total)
+            format!("{}+ files", thousands(meta.total))
         } else {
             plural(meta.total, "file", "files")
         };

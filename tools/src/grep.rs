@@ -18,7 +18,7 @@
 //!   card built with [`SearchResult::matches`], which derives `truncated`
 //!   from `total`, so the card cannot claim to be complete when it is not.
 //!   When the acquisition cap stopped the search, `total` is a lower bound
-//!   and the card's title says so (`10000+ matches`).
+//!   and the card's title says so (`10,000+ matches`).
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
@@ -30,7 +30,7 @@ use toolprism::card::{ResultCard, SearchFile, SearchMatch, SearchResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
-use crate::text::{cap_chars, ellipsize, plural};
+use crate::text::{cap_chars, ellipsize, plural, thousands};
 use crate::walk::{self, Flow};
 use crate::workspace::Workspace;
 
@@ -204,7 +204,7 @@ impl GrepTool {
         // Meta that claims fewer matches than it shows is not drawn as a search.
         let card = SearchResult::matches(meta.files.clone(), meta.total).ok()?;
         let count = if meta.capped {
-            format!("{}+ matches", meta.total)
+            format!("{}+ matches", thousands(meta.total))
         } else {
             plural(meta.total, "match", "matches")
         };
@@ -465,7 +465,7 @@ mod tests {
             panic!()
         };
         assert!(card.truncated());
-        assert_eq!(card.title(), Some("10000+ matches for /x/"));
+        assert_eq!(card.title(), Some("10,000+ matches for /x/"));
     }
 
     /// A long search reports its progress to the caller's sink: every 500

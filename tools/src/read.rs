@@ -8,8 +8,10 @@
 //!   the footer says whether the file ended, the window ended, or the byte cap hit,
 //!   and which `offset` continues.
 //! - **Meta** [`ReadMeta`]: `{path, offset, lines, totalLines, lang?}` where `lines` is a count.
-//! - **Cards**: a `generic` call card `Read P (a - b)` of kind `read` with a
-//!   location; a `read` result card from meta, with the numbered lines taken
+//! - **Cards**: a `generic` call card of kind `read` with a location,
+//!   titled `Read P` plus only the window the arguments ask for
+//!   (`(lines 3–4)`, `(from line 3)`, `(first 10 lines)`), never the
+//!   defaults; a `read` result card from meta, with the numbered lines taken
 //!   back out of the persisted content. If the content no longer holds them
 //!   (a policy rewrote it), the card keeps path, offset and totalLines from
 //!   meta and shows the content as text instead of guessing lines.
@@ -25,7 +27,7 @@ use toolprism::card::{Location, NumberedLine, ReadResult, ResultCard};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
-use crate::text::cap_chars;
+use crate::text::{cap_chars, plural};
 use crate::workspace::Workspace;
 
 /// Longest line kept, in chars.
@@ -159,14 +161,19 @@ impl ReadTool {
     }
 
     fn present_call(args: &ReadArgs) -> CallCard {
-        let (offset, limit) = args.window();
-        let CallCard::Generic(mut card) = CallCard::generic(
-            format!(
-                "Read {} ({} - {})",
-                args.path,
-                offset,
-                offset.saturating_add(limit - 1)
+        // Only what the arguments say: the window a call asked for, never
+        // the defaults filled in (the call may fail or the file be shorter).
+        let window = match (args.offset, args.limit) {
+            (Some(offset), Some(limit)) => format!(
+                " (lines {offset}–{})",
+                offset.saturating_add(limit.saturating_sub(1))
             ),
+            (Some(offset), None) => format!(" (from line {offset})"),
+            (None, Some(limit)) => format!(" (first {})", plural(limit, "line", "lines")),
+            (None, None) => String::new(),
+        };
+        let CallCard::Generic(mut card) = CallCard::generic(
+            format!("Read {}{window}", args.path),
             Some(ToolKind::Read),
             serde_json::to_value(args).ok(),
         ) else {
@@ -174,7 +181,7 @@ impl ReadTool {
         };
         card.locations = Some(vec![Location {
             path: args.path.clone(),
-            line: Some(offset),
+            line: args.offset,
         }]);
         CallCard::Generic(card)
     }
@@ -433,8 +440,33 @@ mod tests {
         let CallCard::Generic(call) = out.call_card().unwrap() else {
             panic!()
         };
-        assert_eq!(call.title, "Read src/lib.rs (3 - 4)");
+        assert_eq!(call.title, "Read src/lib.rs (lines 3–4)");
+        assert_eq!(call.locations.as_ref().unwrap()[0].line, Some(3));
         assert_eq!(call.kind, Some(ToolKind::Read));
+    }
+
+    #[test]
+    fn the_call_card_shows_only_the_window_the_arguments_ask_for() {
+        let card = |args: serde_json::Value| {
+            let args: ReadArgs = serde_json::from_value(args).unwrap();
+            match ReadTool::present_call(&args) {
+                CallCard::Generic(card) => (card.title, card.locations.unwrap()[0].line),
+                other => panic!("not a generic card: {other:?}"),
+            }
+        };
+        // No offset or limit: no window, no line (the defaults are not facts).
+        assert_eq!(
+            card(serde_json::json!({"path": "a.rs"})),
+            ("Read a.rs".into(), None)
+        );
+        assert_eq!(
+            card(serde_json::json!({"path": "a.rs", "offset": 7})),
+            ("Read a.rs (from line 7)".into(), Some(7))
+        );
+        assert_eq!(
+            card(serde_json::json!({"path": "a.rs", "limit": 1200})),
+            ("Read a.rs (first 1,200 lines)".into(), None)
+        );
     }
 
     #[tokio::test]

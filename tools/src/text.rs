@@ -49,12 +49,13 @@ pub(crate) fn ellipsize(s: &str, max: usize) -> String {
     }
 }
 
-/// `n` followed by `one` or `many`: `1 line`, `3 lines`.
+/// `n` followed by `one` or `many`: `1 line`, `3 lines`, `9,876 matches`
+/// (digits grouped as [`thousands`] does, like every count a card shows).
 pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
-        format!("{n} {one}")
+        format!("1 {one}")
     } else {
-        format!("{n} {many}")
+        format!("{} {many}", thousands(n))
     }
 }
 
@@ -90,6 +91,10 @@ mod tests {
         assert_eq!(ellipsize("abcdef", 3), "abc…");
         assert_eq!(plural(1, "line", "lines"), "1 line");
         assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(plural(9876, "match", "matches"), "9,876 matches");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -138,11 +138,8 @@ impl WriteTool {
     fn present_call(args: &WriteArgs) -> CallCard {
         CallCard::Diff(DiffCall {
             title: format!("Write {}", args.path),
-            diffs: vec![FileDiff {
-                path: args.path.clone(),
-                old_text: None,
-                new_text: args.content.clone(),
-            }],
+            // The content is the whole file after the write: it starts at line 1.
+            diffs: vec![FileDiff::new(&args.path, None, &args.content).with_starts(None, Some(1))],
             locations: Some(vec![Location {
                 path: args.path.clone(),
                 line: None,
@@ -155,11 +152,7 @@ impl WriteTool {
         let (verb, diffs) = match meta.operation {
             Operation::Create => (
                 "Created",
-                vec![FileDiff {
-                    path: args.path.clone(),
-                    old_text: None,
-                    new_text: args.content.clone(),
-                }],
+                vec![FileDiff::new(&args.path, None, &args.content).with_starts(None, Some(1))],
             ),
             Operation::Update => ("Updated", meta.diff.diffs.clone()),
         };

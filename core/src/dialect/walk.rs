@@ -2,8 +2,8 @@
 //! the canonical schema, resolving local `$ref`s, finding recursion.
 //!
 //! Every walker here carries a depth guard ([`MAX_SCHEMA_DEPTH`]): the
-//! schemas come from Rust types, but a hand-built [`ToolDefinition`]
-//! (crate::ToolDefinition) may hold anything.
+//! schemas come from Rust types, but a hand-built or imported
+//! [`ToolDefinition`](crate::ToolDefinition) may hold anything.
 
 use serde_json::{Map, Value};
 

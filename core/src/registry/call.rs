@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::caller::Caller;
 use crate::client::Client;
 use crate::context::Progress;
 use crate::dialect::Dialect;
@@ -66,6 +67,7 @@ pub struct CallOptions {
     pub(crate) dialect: Option<Dialect>,
     pub(crate) log: Option<SessionLog>,
     pub(crate) client: Option<Arc<dyn Client>>,
+    pub(crate) caller: Option<Caller>,
 }
 
 impl CallOptions {
@@ -142,6 +144,27 @@ impl CallOptions {
         self.client.as_ref()
     }
 
+    /// Makes the call on behalf of `caller`, an identity the transport
+    /// verified (W3 in `docs/contract.md`): pre-execute policies see it
+    /// ([`PreExecute::caller`](crate::PreExecute::caller)), the tool too
+    /// ([`ToolContext::caller`](crate::ToolContext::caller)), and the
+    /// call's nested calls carry it. The registry does not check it.
+    ///
+    /// ```
+    /// use toolprism::{Caller, CallOptions};
+    /// let options = CallOptions::new().with_caller(Caller::new("alice"));
+    /// assert_eq!(options.caller().unwrap().subject(), "alice");
+    /// ```
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// The caller of [`with_caller`](Self::with_caller), when set.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
+    }
+
     /// The session log of [`with_log`](Self::with_log), when set.
     pub fn log(&self) -> Option<&SessionLog> {
         self.log.as_ref()
@@ -172,6 +195,7 @@ impl fmt::Debug for CallOptions {
             .field("dialect", &self.dialect)
             .field("log", &self.log.as_ref().map(SessionLog::path))
             .field("client", &self.client.is_some())
+            .field("caller", &self.caller)
             .finish()
     }
 }
@@ -184,4 +208,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     dialect: None,
     log: None,
     client: None,
+    caller: None,
 };

@@ -412,6 +412,7 @@ impl<T: Kernel> Run<'_, T> {
             call_id: &self.id,
             arguments,
             nested: self.nested(),
+            caller: self.options.caller.as_ref(),
         };
         let mut ask = None;
         for policy in &self.settings.pre {
@@ -532,6 +533,7 @@ impl<T: Kernel> Run<'_, T> {
                     progress: self.options.progress.as_ref(),
                     log: self.options.log.as_ref(),
                     client: self.options.client.as_ref(),
+                    caller: self.options.caller.as_ref(),
                 },
             );
             // Dropped under a guard: after a timeout or cancellation, or when
@@ -592,6 +594,7 @@ impl<T: Kernel> Run<'_, T> {
             let progress = self.options.progress.clone();
             let log = self.options.log.clone();
             let client = self.options.client.clone();
+            let caller = self.options.caller.clone();
             move || {
                 let cx = ToolContext::new(
                     &registry,
@@ -603,6 +606,7 @@ impl<T: Kernel> Run<'_, T> {
                         progress: progress.as_ref(),
                         log: log.as_ref(),
                         client: client.as_ref(),
+                        caller: caller.as_ref(),
                     },
                 );
                 guard(|| tool.execute_blocking(args, &cx))

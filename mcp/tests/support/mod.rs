@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod raw;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,40 +15,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use toolprism_testkit::PythonEnv;
 
-/// The Python `mcp` client and everything it pulls in, pinned: `mcp` 2.3.0
-/// is the newest release and the first line (2.x) that speaks
-/// `2026-07-28`; with `mode="legacy"` the same client negotiates
-/// `2025-11-25` through `initialize`.
-pub(crate) const PYTHON_PACKAGES: &[&str] = &[
-    "mcp==2.3.0",
-    "mcp-types==2.3.0",
-    "annotated-types==0.8.0",
-    "anyio==4.16.0",
-    "attrs==26.1.0",
-    "cffi==2.1.1",
-    "click==8.5.1",
-    "cryptography==50.0.2",
-    "h11==0.16.0",
-    "httpcore2==2.16.2",
-    "httpx2==2.16.2",
-    "idna==3.20",
-    "jsonschema==4.26.0",
-    "jsonschema-specifications==2025.9.1",
-    "opentelemetry-api==1.45.2",
-    "pycparser==3.12",
-    "pydantic==2.14.4",
-    "pydantic_core==2.50.5",
-    "PyJWT==2.15.1",
-    "python-multipart==0.0.34",
-    "referencing==0.37.0",
-    "rpds-py==2026.9.1",
-    "sse-starlette==3.7.0",
-    "starlette==1.10.0",
-    "truststore==0.10.5",
-    "typing-inspection==0.4.5",
-    "typing_extensions==4.16.0",
-    "uvicorn==0.54.0",
-];
+/// The pinned Python `mcp` client (see `toolprism_testkit::MCP_CLIENT`).
+pub(crate) use toolprism_testkit::MCP_CLIENT as PYTHON_PACKAGES;
 
 /// The virtualenv holding [`PYTHON_PACKAGES`], made on first use.
 pub(crate) fn python() -> PythonEnv {
@@ -130,9 +100,16 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// Starts the server with `extra` arguments after `--http 127.0.0.1:0`.
     pub(crate) fn start(extra: &[&str]) -> HttpServer {
+        HttpServer::launch("127.0.0.1:0", extra, &[])
+    }
+
+    /// Starts the server with `extra` arguments after `--http addr`, and
+    /// `env` in its environment.
+    pub(crate) fn launch(addr: &str, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(server_exe())
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", addr])
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -166,6 +143,11 @@ impl HttpServer {
         HttpServer { child, url, stderr }
     }
 
+    /// `HOST:PORT` of [`url`](Self::url).
+    pub(crate) fn addr(&self) -> &str {
+        raw::authority(&self.url)
+    }
+
     /// The process id.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -192,9 +174,16 @@ impl Drop for HttpServer {
 /// Runs a Python script of `tests/support/` with `args`; its stdout must be
 /// one JSON object.
 pub(crate) fn run_python(script_name: &str, args: &[&str]) -> Value {
+    run_python_with(script_name, args, &[])
+}
+
+/// [`run_python`] with `env` in the script's environment (for tokens: an
+/// argument would show in `ps`).
+pub(crate) fn run_python_with(script_name: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
     let output = python()
         .command([script(script_name).as_os_str()])
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("run python");

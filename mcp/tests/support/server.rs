@@ -5,6 +5,9 @@
 //! ```text
 //! cargo run -p toolprism --features mcp --example mcp_test_server -- \
 //!     [--http ADDR] [--stateless] [--log PATH] [--server-log PATH] [--cards on-request|always|never]
+//!     [--token-env NAME | --verifier] [--authorization-server URL] [--insecure-no-auth]
+//!     [--canary PATH] [--max-requests N] [--max-sessions N] [--max-calls-per-session N]
+//!     [--idle-timeout-ms MS]
 //! ```
 //!
 //! `--log` gives the registry a session log of its own;
@@ -12,7 +15,18 @@
 //! ([`McpServer::with_log`]); `--cards` is [`McpServer::with_cards`].
 //!
 //! With `--http`, the bound address is announced on stderr as
-//! `listening on http://ADDR/mcp` (pass port 0 to get a free port).
+//! `listening on http://ADDR/mcp` (pass port 0 to get a free port), once
+//! [`McpServer::check_address`] has let it through; else the refusal is
+//! printed and the server exits with status 1.
+//!
+//! Authentication (W3): `--token-env NAME` requires the [`StaticToken`] in
+//! that variable (its caller: `token`, with the scope `canary`); `--verifier` requires tokens of [`Expiring`], a verifier
+//! of this fixture's own; `--authorization-server` names one in the
+//! metadata; `--insecure-no-auth` is
+//! [`McpServer::allow_unauthenticated_network`]. `--canary PATH` adds the
+//! tool `canary`, which appends its caller's subject to PATH, and a policy
+//! that lets only callers holding the scope `canary` run it. The limits are
+//! the [`McpServer`] settings of the same names.
 //!
 //! | tool | value | what it exercises |
 //! |---|---|---|
@@ -24,15 +38,23 @@
 //! | `picture` | `{width, height}` | an image content block |
 //! | `whoami` | `{pid}` | which process served a call |
 //! | `steps` | `{steps}` | progress reports (`step i of n`), 5 ms apart |
+//! | `canary` (with `--canary`) | `{by}` | a run anyone can see: a line in a file |
 
-use std::time::Duration;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolprism::card::ResultCard;
 use toolprism::log::SessionLog;
-use toolprism::mcp::{Cards, McpServer, StreamableHttpServerConfig};
-use toolprism::{ContentBlock, Registry, ToolContext, ToolError, ToolResult, tool};
+use toolprism::mcp::{
+    Authenticator, BearerAuth, Cards, McpServer, Refusal, StaticToken, StreamableHttpServerConfig,
+};
+use toolprism::{
+    Caller, ContentBlock, PreDecision, PreExecute, Registry, ToolContext, ToolError, ToolResult,
+    tool,
+};
 
 /// Arguments of `echo`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -302,12 +324,87 @@ impl StepsTool {
     }
 }
 
+/// The value of `canary`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Ran {
+    by: String,
+}
+
+struct CanaryTool {
+    path: PathBuf,
+}
+
+/// Appends the caller's subject (`-` for none) to the canary file.
+#[tool(name = "canary", kind = edit)]
+impl CanaryTool {
+    async fn execute(&self, _args: NoArgs, cx: &ToolContext<'_>) -> Result<Ran, ToolError> {
+        let by = cx.caller().map_or("-", Caller::subject).to_owned();
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        writeln!(file, "{by}").map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(Ran { by })
+    }
+
+    fn render(_args: &NoArgs, value: &Ran) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("ran for {}", value.by))]
+    }
+}
+
+/// Lets a verified caller run `canary` only when it holds the scope
+/// `canary`.
+fn canary_needs_its_scope(call: &PreExecute<'_>) -> PreDecision {
+    match call.caller {
+        Some(caller) if call.tool == "canary" && !caller.has_scope("canary") => {
+            PreDecision::deny(format!("{} may not run canary", caller.subject()))
+        }
+        _ => PreDecision::Allow,
+    }
+}
+
+/// Tokens `<subject>.<expiry, Unix seconds>.<scopes joined by +>`, checked
+/// after a millisecond's pause, as a call to an introspection endpoint
+/// would take: a verifier of the fixture's own, unsigned.
+struct Expiring;
+
+impl Authenticator for Expiring {
+    async fn verify(&self, token: &str) -> Result<Caller, Refusal> {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        let mut fields = token.splitn(3, '.');
+        let (Some(subject), Some(expiry)) = (fields.next(), fields.next()) else {
+            return Err(Refusal::invalid_token("malformed token"));
+        };
+        let expiry: u64 = expiry
+            .parse()
+            .map_err(|_| Refusal::invalid_token("malformed token"))?;
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if expiry <= now {
+            return Err(Refusal::invalid_token("the token expired"));
+        }
+        let scopes = fields.next().unwrap_or("");
+        Ok(Caller::new(subject).with_scopes(scopes.split('+').filter(|s| !s.is_empty())))
+    }
+}
+
 struct Options {
     http: Option<String>,
     stateless: bool,
     log: Option<String>,
     server_log: Option<String>,
     cards: Cards,
+    token_env: Option<String>,
+    verifier: bool,
+    authorization_server: Option<String>,
+    insecure_no_auth: bool,
+    canary: Option<PathBuf>,
+    max_requests: Option<usize>,
+    max_sessions: Option<usize>,
+    max_calls_per_session: Option<usize>,
+    idle_timeout_ms: Option<u64>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -317,10 +414,49 @@ fn parse_args() -> Result<Options, String> {
         log: None,
         server_log: None,
         cards: Cards::default(),
+        token_env: None,
+        verifier: false,
+        authorization_server: None,
+        insecure_no_auth: false,
+        canary: None,
+        max_requests: None,
+        max_sessions: None,
+        max_calls_per_session: None,
+        idle_timeout_ms: None,
     };
     let mut args = std::env::args().skip(1);
+    let number = |args: &mut std::iter::Skip<std::env::Args>, flag: &str| -> Result<u64, String> {
+        args.next()
+            .and_then(|n| n.parse().ok())
+            .ok_or(format!("{flag} needs a number"))
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--token-env" => {
+                options.token_env = Some(args.next().ok_or("--token-env needs a name")?);
+            }
+            "--verifier" => options.verifier = true,
+            "--authorization-server" => {
+                options.authorization_server =
+                    Some(args.next().ok_or("--authorization-server needs a URL")?);
+            }
+            "--insecure-no-auth" => options.insecure_no_auth = true,
+            "--canary" => {
+                options.canary = Some(args.next().ok_or("--canary needs a path")?.into());
+            }
+            "--max-requests" => {
+                options.max_requests = Some(number(&mut args, "--max-requests")? as usize);
+            }
+            "--max-sessions" => {
+                options.max_sessions = Some(number(&mut args, "--max-sessions")? as usize);
+            }
+            "--max-calls-per-session" => {
+                options.max_calls_per_session =
+                    Some(number(&mut args, "--max-calls-per-session")? as usize);
+            }
+            "--idle-timeout-ms" => {
+                options.idle_timeout_ms = Some(number(&mut args, "--idle-timeout-ms")?);
+            }
             "--http" => options.http = Some(args.next().ok_or("--http needs an address")?),
             "--log" => options.log = Some(args.next().ok_or("--log needs a path")?),
             "--server-log" => {
@@ -359,6 +495,11 @@ fn main() -> std::process::ExitCode {
         .tool(WhoamiTool)
         .tool(StepsTool)
         .tool(TwiceTool);
+    if let Some(path) = &options.canary {
+        builder = builder
+            .tool(CanaryTool { path: path.clone() })
+            .pre_execute(canary_needs_its_scope);
+    }
     if let Some(path) = &options.log {
         match SessionLog::create(path) {
             Ok(log) => builder = builder.log(log),
@@ -383,6 +524,40 @@ fn main() -> std::process::ExitCode {
     let mut server = McpServer::new(registry)
         .with_server_info("toolprism-test", "0.0.0")
         .with_cards(options.cards);
+    let auth = match (&options.token_env, options.verifier) {
+        (Some(name), _) => match StaticToken::from_env(name) {
+            Ok(token) => Some(BearerAuth::new(
+                token.with_caller(Caller::new("token").with_scopes(["canary"])),
+            )),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+        (None, true) => Some(BearerAuth::new(Expiring)),
+        (None, false) => None,
+    };
+    if let Some(mut auth) = auth {
+        if let Some(url) = &options.authorization_server {
+            auth = auth.with_authorization_servers([url.clone()]);
+        }
+        server = server.with_auth(auth);
+    }
+    if options.insecure_no_auth {
+        server = server.allow_unauthenticated_network();
+    }
+    if let Some(n) = options.max_requests {
+        server = server.with_max_requests(n);
+    }
+    if let Some(n) = options.max_sessions {
+        server = server.with_max_sessions(n);
+    }
+    if let Some(n) = options.max_calls_per_session {
+        server = server.with_max_calls_per_session(n);
+    }
+    if let Some(ms) = options.idle_timeout_ms {
+        server = server.with_session_idle_timeout(Duration::from_millis(ms));
+    }
     if let Some(path) = &options.server_log {
         match SessionLog::create(path) {
             Ok(log) => server = server.with_log(log),
@@ -397,6 +572,7 @@ fn main() -> std::process::ExitCode {
             None => server.serve_stdio().await,
             Some(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr).await?;
+                server.check_address(listener.local_addr()?)?;
                 eprintln!("listening on http://{}/mcp", listener.local_addr()?);
                 let config = StreamableHttpServerConfig::default()
                     .with_legacy_session_mode(!options.stateless);

@@ -22,7 +22,11 @@
 //!   cwd); a `terminal` result card whose exit code or signal comes from
 //!   **meta**, never parsed back out of the text, so it stays right when a
 //!   policy or spill rewrites the content. Its output is the content minus
-//!   the status block when that block is still there, else the whole content.
+//!   the last status line when that line says what the card's status says
+//!   (so the status is shown once); the other markers stay, as text.
+//! - A stream the cap cut is rendered up to its last line end, so no line
+//!   reaches the model (or a card) cut in the middle; the value keeps every
+//!   byte captured.
 //! - `execute` is async and owns the process tree, so that dropping its
 //!   future kills the tree; the waiting is done by threads that read the
 //!   pipes, never by the runtime's workers.
@@ -204,22 +208,32 @@ impl BashTool {
     }
 
     fn render(_args: &BashArgs, value: &BashValue) -> Vec<ContentBlock> {
-        let mut output = value.stdout.text.clone();
-        if !value.stderr.text.is_empty() {
+        let (stdout, stdout_cut) = whole_lines(&value.stdout);
+        let (stderr, stderr_cut) = whole_lines(&value.stderr);
+        let mut output = stdout.to_owned();
+        if !stderr.is_empty() {
             if !output.is_empty() && !output.ends_with('\n') {
                 output.push('\n');
             }
             output.push_str("[stderr]\n");
-            output.push_str(&value.stderr.text);
+            output.push_str(stderr);
         }
         if output.is_empty() {
             output.push_str("(no output)");
         }
         let mut markers = Vec::new();
-        for (name, stream) in [("stdout", &value.stdout), ("stderr", &value.stderr)] {
+        for (name, stream, cut) in [
+            ("stdout", &value.stdout, stdout_cut),
+            ("stderr", &value.stderr, stderr_cut),
+        ] {
             if stream.truncated {
+                let partial = if cut {
+                    "; the line the cap split is left out"
+                } else {
+                    ""
+                };
                 markers.push(format!(
-                    "[{name} truncated: only the first {MAX_STREAM_BYTES} bytes were kept]"
+                    "[{name} truncated: only the first {MAX_STREAM_BYTES} bytes were kept{partial}]"
                 ));
             }
         }
@@ -264,18 +278,53 @@ impl BashTool {
             (None, Some(signal)) => Some(CardExitStatus::Signal(signal.clone())),
             (None, None) => None,
         };
+        // The output as the model read it, without the last status line
+        // when it is the one the card's status already says (from meta):
+        // the other markers (truncation, timeout) stay, as text.
+        let said = match &status {
+            Some(CardExitStatus::Code(code)) => format!("[exit code: {code}]"),
+            Some(CardExitStatus::Signal(signal)) => format!("[killed by signal: {signal}]"),
+            None => String::new(),
+        };
+        let without_status = |text: &str| -> String {
+            match text.strip_suffix(said.as_str()) {
+                Some(rest) if !said.is_empty() && (rest.is_empty() || rest.ends_with('\n')) => {
+                    rest.strip_suffix('\n').unwrap_or(rest).to_owned()
+                }
+                _ => text.to_owned(),
+            }
+        };
         let output = match result.content.as_slice() {
             [
                 ContentBlock::Text { text: output },
-                ContentBlock::Text { text: status },
-            ] if status.starts_with('[') || status.is_empty() => output.clone(),
-            content => toolprism::content_text(content),
+                ContentBlock::Text { text: markers },
+            ] if markers.starts_with('[') || markers.is_empty() => match without_status(markers) {
+                rest if rest.is_empty() => output.clone(),
+                rest => format!("{output}\n{rest}"),
+            },
+            // Rewritten content (spill's preview, a policy): the status
+            // line, when it is still last, is dropped the same way.
+            content => without_status(&toolprism::content_text(content)),
         };
         Some(ResultCard::Terminal(TerminalResult {
             title: Some(ellipsize(&args.command, 120)),
             output: Some(output),
             status,
         }))
+    }
+}
+
+/// The text of a captured stream to show: when the cap cut it, up to its
+/// last line end, so no line is shown cut in the middle (the value keeps
+/// every byte captured). The flag says whether a partial line was left out.
+fn whole_lines(stream: &Captured) -> (&str, bool) {
+    if !stream.truncated || stream.text.ends_with('\n') {
+        return (&stream.text, false);
+    }
+    match stream.text.rfind('\n') {
+        Some(end) => (&stream.text[..=end], true),
+        // One line longer than the cap: shown as kept, the marker says it.
+        None => (&stream.text, false),
     }
 }
 

@@ -303,3 +303,84 @@ fn signal_names() {
     assert_eq!(signal_name(libc::SIGKILL), "SIGKILL");
     assert_eq!(signal_name(64), "SIG64");
 }
+
+#[tokio::test]
+async fn a_capped_stream_shows_whole_lines_and_the_status_once() {
+    let (_d, registry) = setup();
+    let out = call(&registry, serde_json::json!({"command": "seq 1 100000"})).await;
+    let v = out.value_as::<BashValue>().unwrap();
+    // The value keeps every byte captured, the split last line included.
+    assert_eq!(v.stdout.text.len(), MAX_STREAM_BYTES);
+    assert!(!v.stdout.text.ends_with('\n'));
+    // The model reads whole lines only: 1, 2, 3, … with none cut.
+    let shown = out.content()[0].as_text().unwrap();
+    let numbers: Vec<u64> = shown.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(numbers, (1..=numbers.len() as u64).collect::<Vec<_>>());
+    assert!(v.stdout.text.starts_with(shown));
+    let markers = out.content()[1].as_text().unwrap();
+    assert!(
+        markers.starts_with(
+            "[stdout truncated: only the first 16384 bytes were kept; the line the cap split is left out]"
+        ),
+        "{markers}"
+    );
+    // The card says the exit status once (as its status), and keeps the
+    // truncation marker as text.
+    let card = terminal(&out);
+    assert_eq!(card.status, Some(CardExitStatus::Code(0)));
+    let output = card.output.as_deref().unwrap();
+    assert!(
+        output.ends_with("the line the cap split is left out]"),
+        "{output}"
+    );
+    assert!(!output.contains("[exit code"), "{output}");
+}
+
+#[test]
+fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
+    let args: BashArgs =
+        serde_json::from_value(serde_json::json!({"command": "seq 1 5000"})).unwrap();
+    // What spill leaves: one block, head, notice, tail, the markers last.
+    let preview = "1\n2\n\n\n(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)\n\n3497\n3498\n[stdout truncated: only the first 16384 bytes were kept]\n[exit code: 0]";
+    let spilled = ToolResult {
+        content: vec![ContentBlock::text(preview)],
+        is_error: false,
+        meta: Some(BashMeta {
+            exit_code: Some(0),
+            signal: None,
+            timed_out: false,
+        }),
+    };
+    let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &spilled) else {
+        panic!()
+    };
+    assert_eq!(card.status, Some(CardExitStatus::Code(0)));
+    let output = card.output.unwrap();
+    assert!(output.contains("is stored at: /s/x.txt"), "{output}");
+    assert!(
+        output.ends_with("3498\n[stdout truncated: only the first 16384 bytes were kept]"),
+        "{output}"
+    );
+    // A timed-out command keeps its timeout marker in the card's output.
+    let timed = ToolResult {
+        content: vec![
+            ContentBlock::text("(no output)"),
+            ContentBlock::text(
+                "[timed out after 300 ms; every process it started was killed]\n[killed by signal: SIGKILL]",
+            ),
+        ],
+        is_error: false,
+        meta: Some(BashMeta {
+            exit_code: None,
+            signal: Some("SIGKILL".into()),
+            timed_out: true,
+        }),
+    };
+    let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &timed) else {
+        panic!()
+    };
+    assert_eq!(
+        card.output.as_deref(),
+        Some("(no output)\n[timed out after 300 ms; every process it started was killed]")
+    );
+}

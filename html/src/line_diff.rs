@@ -8,7 +8,7 @@
 //! correct diff, only not the shortest, and the cost stays bounded on
 //! hostile input.
 
-use super::text::lines;
+use crate::text::lines;
 
 /// The largest `old × new` middle aligned line by line (about 4 MB of table).
 pub(crate) const MAX_CELLS: usize = 2_000_000;
