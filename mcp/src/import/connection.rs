@@ -10,11 +10,14 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerResult,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject, JsonRpcMessage,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification, ServerResult,
     Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{
+    Peer, PeerRequestOptions, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+};
+use rmcp::transport::Transport as McpTransport;
 use rmcp::{ClientHandler, ServiceError, ServiceExt};
 use tokio::sync::mpsc;
 
@@ -262,17 +265,18 @@ impl Connection {
         let reports = &mut route.receiver;
         let response = handle.await_response();
         let mut response = std::pin::pin!(response);
+        let mut scale = Scale::default();
         let answered = loop {
             tokio::select! {
                 biased;
-                Some(report) = reports.recv() => forward(&report, cx),
+                Some(report) = reports.recv() => scale.forward(&report, cx),
                 answered = &mut response => break answered,
             }
         };
         abandon.id = None;
         // The reports that came with the answer.
         while let Ok(report) = reports.try_recv() {
-            forward(&report, cx);
+            scale.forward(&report, cx);
         }
         match answered {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
@@ -299,20 +303,41 @@ impl Connection {
     }
 }
 
-/// A progress notification as a [`ToolContext::report_progress`]: MCP's
-/// progress and total are numbers, toolprism's whole units, so a report
-/// with a fraction in it and a total becomes a percentage (`0.25 of 1` →
-/// `25 of 100`); otherwise the numbers are rounded.
-fn forward(report: &ProgressNotificationParam, cx: &ToolContext<'_>) {
-    let whole = |x: f64| x.is_finite() && x.fract() == 0.0;
-    let clamp = |x: f64| if x.is_finite() && x > 0.0 { x.round() as u64 } else { 0 };
-    let (done, total) = match report.total {
-        Some(total) if !(whole(report.progress) && whole(total)) && total > 0.0 => {
-            (clamp(report.progress / total * 100.0), Some(100))
+/// How one call's progress notifications become
+/// [`ToolContext::report_progress`]: MCP's progress and total are numbers,
+/// toolprism's whole units. A call whose reports count in fractions of
+/// their total (a fraction in either number, or a total of 1) is reported
+/// in percent (`0.25 of 1` → `25 of 100`), and stays in percent to its
+/// end, so that its last report (`1 of 1`) is `100 of 100` like the ones
+/// before it; otherwise the numbers are kept (rounded to whole units).
+#[derive(Debug, Default)]
+struct Scale {
+    percent: bool,
+}
+
+impl Scale {
+    fn forward(&mut self, report: &ProgressNotificationParam, cx: &ToolContext<'_>) {
+        let (done, total) = self.convert(report.progress, report.total);
+        cx.report_progress(done, total, report.message.as_deref());
+    }
+
+    fn convert(&mut self, progress: f64, total: Option<f64>) -> (u64, Option<u64>) {
+        let whole = |x: f64| x.is_finite() && x.fract() == 0.0;
+        let clamp = |x: f64| if x.is_finite() && x > 0.0 { x.round() as u64 } else { 0 };
+        match total {
+            Some(total) if total.is_finite() && total > 0.0 => {
+                if !(whole(progress) && whole(total)) || total == 1.0 {
+                    self.percent = true;
+                }
+                if self.percent {
+                    (clamp(progress / total * 100.0), Some(100))
+                } else {
+                    (clamp(progress), Some(clamp(total)))
+                }
+            }
+            total => (clamp(progress), total.map(clamp)),
         }
-        total => (clamp(report.progress), total.map(clamp)),
-    };
-    cx.report_progress(done, total, report.message.as_deref());
+    }
 }
 
 /// Sends `notifications/cancelled` for a request dropped before its
@@ -411,11 +436,9 @@ impl Drop for Route {
 }
 
 /// The client side of one session: toolprism asks nothing of the server's
-/// user or model (no sampling, elicitation or roots declared) and listens
-/// to progress.
-struct Handler {
-    routes: Arc<Routes>,
-}
+/// user or model (no sampling, elicitation or roots declared). Progress
+/// is routed by [`Routed`], not here.
+struct Handler;
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
@@ -425,13 +448,41 @@ impl ClientHandler for Handler {
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
+}
 
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.routes.deliver(params);
+/// A transport that routes each progress notification to its call as it
+/// is read, in the order the server wrote it. rmcp hands notifications to
+/// the handler on tasks of their own, which may run after the answer that
+/// followed them has reached the call: a report sent just before the
+/// answer would be lost. The notification still goes on to rmcp, whose
+/// handler ignores it.
+struct Routed<T> {
+    inner: T,
+    routes: Arc<Routes>,
+}
+
+impl<T: McpTransport<RoleClient>> McpTransport<RoleClient> for Routed<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(notification) = &message
+            && let ServerNotification::ProgressNotification(progress) = &notification.notification
+        {
+            self.routes.deliver(progress.params.clone());
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
     }
 }
 
@@ -445,9 +496,7 @@ fn backoff(failures: u32) -> Duration {
 /// runs `initialize`.
 async fn start(import: &Import) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
     let routes = Arc::new(Routes::default());
-    let handler = Handler {
-        routes: routes.clone(),
-    };
+    let handler = Handler;
     let service = match &import.transport {
         Transport::Stdio {
             program,
@@ -490,12 +539,16 @@ async fn start(import: &Import) -> Result<(RunningService<RoleClient, Handler>, 
                 .stderr(stderr)
                 .spawn()
                 .map_err(|e| format!("cannot start {}: {e}", program.escape_debug()))?;
+            let transport = Routed {
+                inner: transport,
+                routes: routes.clone(),
+            };
             handler
                 .serve(transport)
                 .await
                 .map_err(|e| format!("initialize failed: {e}"))?
         }
-        Transport::Http { url, headers } => http(handler, url, headers).await?,
+        Transport::Http { url, headers } => http(handler, routes.clone(), url, headers).await?,
     };
     Ok((service, routes))
 }
@@ -503,6 +556,7 @@ async fn start(import: &Import) -> Result<(RunningService<RoleClient, Handler>, 
 #[cfg(feature = "client-http")]
 async fn http(
     handler: Handler,
+    routes: Arc<Routes>,
     url: &str,
     headers: &[(String, String)],
 ) -> Result<RunningService<RoleClient, Handler>, String> {
@@ -522,7 +576,10 @@ async fn http(
         map.insert(header, value);
     }
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(map);
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let transport = Routed {
+        inner: StreamableHttpClientTransport::from_config(config),
+        routes,
+    };
     handler
         .serve(transport)
         .await
@@ -532,6 +589,7 @@ async fn http(
 #[cfg(not(feature = "client-http"))]
 async fn http(
     _handler: Handler,
+    _routes: Arc<Routes>,
     _url: &str,
     _headers: &[(String, String)],
 ) -> Result<RunningService<RoleClient, Handler>, String> {
@@ -549,6 +607,26 @@ fn service_error(error: &ServiceError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fractions_are_percentages_to_the_end_of_the_call() {
+        let mut scale = Scale::default();
+        let reports: Vec<_> = [0.0, 0.25, 0.5, 1.0]
+            .into_iter()
+            .map(|p| scale.convert(p, Some(1.0)))
+            .collect();
+        assert_eq!(reports, [(0, Some(100)), (25, Some(100)), (50, Some(100)), (100, Some(100))]);
+        let mut scale = Scale::default();
+        let reports: Vec<_> = [(1.0, 4.0), (1.5, 4.0), (4.0, 4.0)]
+            .into_iter()
+            .map(|(p, t)| scale.convert(p, Some(t)))
+            .collect();
+        assert_eq!(reports, [(1, Some(4)), (38, Some(100)), (100, Some(100))]);
+        let mut scale = Scale::default();
+        assert_eq!(scale.convert(3.0, Some(10.0)), (3, Some(10)));
+        assert_eq!(scale.convert(7.0, None), (7, None));
+        assert_eq!(scale.convert(f64::NAN, Some(0.0)), (0, Some(0)));
+    }
 
     #[test]
     fn backoff_doubles_up_to_its_bound() {

@@ -54,7 +54,7 @@
 //! | the server dies or closes the connection mid-call | [`SERVER_GONE`]; the next call starts it again (a new process, or a new HTTP session) |
 //! | the server cannot be started again | [`SERVER_UNAVAILABLE`], at once; attempts follow a backoff from 250 ms doubling to 30 s, the first one at the next call after a death |
 //! | the call's timeout (the tool's, from [`Import::timeout`], else the registry's default) or its cancellation | `TIMEOUT` / `ABORTED` from the pipeline; the server is sent `notifications/cancelled` for the request |
-//! | `notifications/progress` for the request | [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress), in order: whole numbers as they are, a fraction with a total as a percentage |
+//! | `notifications/progress` for the request | [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress), in order: whole numbers as they are; a call counting in fractions of its total (or to a total of 1) in percent, from its first such report to its end |
 //! | cards | the generic cards (title, kind, raw input, content), unless a [`Presenter`] is attached by name ([`Import::present`]) |
 //!
 //! The client declares no capability (no sampling, elicitation or roots),

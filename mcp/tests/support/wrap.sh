@@ -9,4 +9,8 @@ shift 2
 exec 3<&0
 tee -a "$capture" <&3 | "$@" &
 echo $! > "$pidfile"
+# Only PROGRAM holds the client's stdout: when it dies, the client reads
+# the end of its output at once, as from a server that died on its own
+# (the shell and `tee` are left to the client's kill of the group).
+exec 0<&- 1>&- 3<&-
 wait $!
