@@ -219,7 +219,9 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
             .unwrap()
             .clone()
     };
-    assert_eq!(tool("echo")["_meta"]["toolprism/kind"], "read");
+    // The kind the server behind declares (its hints alone would say read).
+    assert_eq!(tool("echo")["_meta"]["toolprism/kind"], "other");
+    assert_eq!(tool("echo")["annotations"]["readOnlyHint"], true);
     assert_eq!(tool("tiny__add")["annotations"]["readOnlyHint"], true);
     // The tiny server's own `_meta` is not re-served.
     assert!(tool("tiny__blocks")["_meta"].get("example.com/ui").is_none(), "{}", tool("tiny__blocks"));
@@ -248,7 +250,11 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
     assert_eq!(report["cancelled"], true);
     assert_eq!(result("after_cancel")["content"][0]["text"], "echo: still here");
     let program = &result("run_code")["structuredContent"];
-    assert_eq!(program["value"], json!({"sum": 42, "len": 14, "refused": "INVALID_TOOL_OUTPUT"}), "{program}");
+    assert_eq!(
+        program,
+        &json!({"logs": [], "result": {"sum": 42, "len": 14, "refused": "INVALID_TOOL_OUTPUT"}}),
+        "{program}"
+    );
 
     // The server behind the hub: the bad arguments never reached it, the
     // cancellation did.

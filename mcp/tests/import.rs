@@ -322,9 +322,11 @@ async fn p7_a_toolprism_server_over_stdio_keeps_every_rule() {
     live.push(out);
 
     replayed_cards_equal(&registry, &log, &live);
-    // The generic cards: the tool's name, its kind, the raw input.
+    // The generic cards: the tool's name, its kind, the raw input. The kind
+    // is the one the server declares for echo (`other`), which wins over
+    // the kind its hints alone would give (read-only, closed world: `read`).
     let card = serde_json::to_value(live[0].call_card().unwrap()).unwrap();
-    assert_eq!(card, json!({"card": "generic", "title": "tp__echo", "kind": "read", "rawInput": {"text": "héllo"}}));
+    assert_eq!(card, json!({"card": "generic", "title": "tp__echo", "kind": "other", "rawInput": {"text": "héllo"}}));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@ process, reported as one JSON object on stdout.
 
 import argparse
 import json
+import os
 import sys
 
 import anyio
@@ -30,7 +31,11 @@ async def call(client, name, arguments, **kwargs):
 
 
 async def main(args):
-    server = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:])
+    # The client starts the hub with a few safe variables only; the test's
+    # own (TOOLPRISM_HUB_TEST_*, which make the test binary the hub) are
+    # passed on by name.
+    env = {k: v for k, v in os.environ.items() if k.startswith("TOOLPRISM_HUB_TEST_")}
+    server = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:], env=env)
     report = {}
     async with Client(server, mode="legacy", read_timeout_seconds=60) as client:
         report["tools"] = [dump(t) for t in (await client.list_tools()).tools]
