@@ -112,7 +112,9 @@ fn main() -> ExitCode {
             .unwrap();
         assert_eq!(
             result.structured_content,
-            Some(serde_json::json!({"text": "the quick brown fox jumps over the lazy dog", "len": 43}))
+            Some(
+                serde_json::json!({"text": "the quick brown fox jumps over the lazy dog", "len": 43})
+            )
         );
     }
     // Warm up.
@@ -140,7 +142,9 @@ fn main() -> ExitCode {
     let direct = median(&mut means[0]);
     let hub = median(&mut means[1]);
     println!();
-    println!("| {rounds} rounds of {batch} calls, alternating | median of the round means | ratio |");
+    println!(
+        "| {rounds} rounds of {batch} calls, alternating | median of the round means | ratio |"
+    );
     println!("|---|---|---|");
     println!("| direct (toolprism server) | {direct:.1} µs | 1.000 |");
     println!("| through the hub | {hub:.1} µs | {:.3} |", hub / direct);

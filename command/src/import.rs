@@ -98,7 +98,10 @@ pub(crate) fn connect(
 
 /// Fails when the program built its registry without the imported tools
 /// (its build does not call `globals.imports().register_in(…)`).
-pub(crate) fn check_registered(globals: &crate::Globals, registry: &Registry) -> Result<(), String> {
+pub(crate) fn check_registered(
+    globals: &crate::Globals,
+    registry: &Registry,
+) -> Result<(), String> {
     use toolprism_core::DynamicTool;
     let missing = globals
         .imports()

@@ -113,7 +113,10 @@ fn main() -> ExitCode {
 // ---------------------------------------------------------------------------
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn python() -> toolprism_testkit::PythonEnv {
@@ -128,7 +131,14 @@ fn test_server() -> PathBuf {
     let server = profile.join("examples").join("mcp_test_server");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
-        .args(["build", "-p", "toolprism-mcp", "--example", "mcp_test_server", "--target-dir"])
+        .args([
+            "build",
+            "-p",
+            "toolprism-mcp",
+            "--example",
+            "mcp_test_server",
+            "--target-dir",
+        ])
         .arg(profile.parent().unwrap())
         .status()
         .unwrap();
@@ -180,7 +190,14 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
         .command([workspace().join("command/tests/support/hub_client.py")])
         .arg("--stdio")
         .arg(std::env::current_exe().unwrap())
-        .args(["serve", "--mode", "both", "--import", &import, "--mcp-config"])
+        .args([
+            "serve",
+            "--mode",
+            "both",
+            "--import",
+            &import,
+            "--mcp-config",
+        ])
         .arg(&config)
         .arg("--log")
         .arg(&hub_log)
@@ -206,8 +223,20 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
     assert_eq!(
         names,
         [
-            "shout", "echo", "fail", "slow", "numbers", "word", "picture", "whoami", "steps", "twice",
-            "tiny__add", "tiny__broken", "tiny__blocks", "run_code"
+            "shout",
+            "echo",
+            "fail",
+            "slow",
+            "numbers",
+            "word",
+            "picture",
+            "whoami",
+            "steps",
+            "twice",
+            "tiny__add",
+            "tiny__broken",
+            "tiny__blocks",
+            "run_code"
         ]
     );
     let tool = |name: &str| {
@@ -224,31 +253,63 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
     assert_eq!(tool("echo")["annotations"]["readOnlyHint"], true);
     assert_eq!(tool("tiny__add")["annotations"]["readOnlyHint"], true);
     // The tiny server's own `_meta` is not re-served.
-    assert!(tool("tiny__blocks")["_meta"].get("example.com/ui").is_none(), "{}", tool("tiny__blocks"));
+    assert!(
+        tool("tiny__blocks")["_meta"]
+            .get("example.com/ui")
+            .is_none(),
+        "{}",
+        tool("tiny__blocks")
+    );
     // The SDK run_code's description carries is typed over the imports.
     let sdk = tool("run_code")["description"].as_str().unwrap().to_owned();
     assert!(sdk.contains("tiny__add"), "{sdk}");
     assert!(sdk.contains("sum: number"), "{sdk}");
 
     let result = |key: &str| report[key]["result"].clone();
-    assert_eq!(result("echo")["structuredContent"], json!({"text": "through the hub", "len": 15}));
-    assert_eq!(result("echo")["content"][0]["text"], "echo: through the hub");
+    assert_eq!(
+        result("echo")["structuredContent"],
+        json!({"text": "through the hub", "len": 15})
+    );
+    assert_eq!(
+        result("echo")["content"][0]["text"],
+        "echo: through the hub"
+    );
     assert_eq!(result("fail")["isError"], true);
     assert_eq!(result("fail")["_meta"]["toolprism/errorCode"], "NOPE");
-    assert_eq!(result("bad_args")["_meta"]["toolprism/errorCode"], "INVALID_ARGS");
+    assert_eq!(
+        result("bad_args")["_meta"]["toolprism/errorCode"],
+        "INVALID_ARGS"
+    );
     // Wrapped again for this client's version, as the server had.
-    assert_eq!(result("numbers")["structuredContent"], json!({"value": [1, 2, 3]}));
+    assert_eq!(
+        result("numbers")["structuredContent"],
+        json!({"value": [1, 2, 3]})
+    );
     assert_eq!(result("add")["structuredContent"], json!({"sum": 5}));
-    assert_eq!(result("broken")["_meta"]["toolprism/errorCode"], "INVALID_TOOL_OUTPUT");
-    assert!(result("blocks").get("structuredContent").is_none(), "{}", result("blocks"));
+    assert_eq!(
+        result("broken")["_meta"]["toolprism/errorCode"],
+        "INVALID_TOOL_OUTPUT"
+    );
+    assert!(
+        result("blocks").get("structuredContent").is_none(),
+        "{}",
+        result("blocks")
+    );
     assert_eq!(result("blocks")["content"].as_array().unwrap().len(), 6);
     assert_eq!(result("native")["content"][0]["text"], "HI");
     assert_eq!(
         report["progress"],
-        json!([1, 2, 3, 4].map(|i| json!({"done": i as f64, "total": 4.0, "message": format!("step {i} of 4")})))
+        json!(
+            [1, 2, 3, 4].map(
+                |i| json!({"done": i as f64, "total": 4.0, "message": format!("step {i} of 4")})
+            )
+        )
     );
     assert_eq!(report["cancelled"], true);
-    assert_eq!(result("after_cancel")["content"][0]["text"], "echo: still here");
+    assert_eq!(
+        result("after_cancel")["content"][0]["text"],
+        "echo: still here"
+    );
     let program = &result("run_code")["structuredContent"];
     assert_eq!(
         program,
@@ -266,7 +327,10 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert!(behind.iter().any(|e| e["error"]["code"] == "ABORTED"), "{behind:#?}");
+    assert!(
+        behind.iter().any(|e| e["error"]["code"] == "ABORTED"),
+        "{behind:#?}"
+    );
     assert!(
         behind
             .iter()
@@ -294,7 +358,11 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
     assert_eq!(code_of("fail"), "NOPE");
     assert_eq!(code_of("tiny__broken"), "INVALID_TOOL_OUTPUT");
     assert_eq!(code_of("slow"), "ABORTED");
-    assert!(logged.iter().any(|e| e["type"] == "tool/nested-call" && e["name"] == "tiny__add"));
+    assert!(
+        logged
+            .iter()
+            .any(|e| e["type"] == "tool/nested-call" && e["name"] == "tiny__add")
+    );
 
     // Replayed with the same tools (connected again here), every card is
     // the card the client was sent.
@@ -316,7 +384,9 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
         .unwrap();
     let replayed = replay_log(&hub_log, &registry).unwrap();
     assert!(replayed.problems.is_empty(), "{:?}", replayed.problems);
-    for key in ["echo", "fail", "bad_args", "numbers", "add", "broken", "blocks", "native", "steps"] {
+    for key in [
+        "echo", "fail", "bad_args", "numbers", "add", "broken", "blocks", "native", "steps",
+    ] {
         let sent = &result(key)["_meta"];
         let entry = replayed
             .entries
@@ -338,17 +408,28 @@ fn imports_that_fail_are_usage_errors() {
             command.env(FORGETFUL, "1");
         }
         let out = command.args(args).stdin(Stdio::null()).output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (code, stderr) = run(&["list", "--import", "/no/such/server --flag"], false);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.starts_with("error: cannot build the tools: importing from /no/such/server --flag: cannot start"), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "error: cannot build the tools: importing from /no/such/server --flag: cannot start"
+        ),
+        "{stderr}"
+    );
     let (code, stderr) = run(&["list", "--import", "npx 'unclosed"], false);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("a single quote is not closed"), "{stderr}");
     let (code, stderr) = run(&["list", "--mcp-config", "/no/such.json"], false);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("--mcp-config: importing from /no/such.json: cannot read it"), "{stderr}");
+    assert!(
+        stderr.contains("--mcp-config: importing from /no/such.json: cannot read it"),
+        "{stderr}"
+    );
     let tiny = workspace().join("mcp/tests/support/import_server.py");
     let import = format!("python3 {}", quoted(&tiny));
     let (code, stderr) = run(&["list", "--import", &import], false);
@@ -359,9 +440,19 @@ fn imports_that_fail_are_usage_errors() {
     let import = quoted(&server);
     let (code, stderr) = run(&["list", "--import", &import], true);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("leave out the imported tool \"echo\""), "{stderr}");
-    let out = hub().args(["list", "--json", "--import", &import]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stderr.contains("leave out the imported tool \"echo\""),
+        "{stderr}"
+    );
+    let out = hub()
+        .args(["list", "--json", "--import", &import])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 10, "{listed:#}");
 }

@@ -104,8 +104,10 @@ impl McpConfig {
         let mut out = Vec::new();
         for name in order {
             let value = &servers[name];
-            let at = |message: String| error(format!("server \"{}\": {message}", name.escape_debug()));
-            let entry: Entry = serde_json::from_value(value.clone()).map_err(|e| at(e.to_string()))?;
+            let at =
+                |message: String| error(format!("server \"{}\": {message}", name.escape_debug()));
+            let entry: Entry =
+                serde_json::from_value(value.clone()).map_err(|e| at(e.to_string()))?;
             if entry.disabled {
                 continue;
             }
@@ -147,7 +149,9 @@ impl McpConfig {
                     ));
                 }
                 (_, Some(_), Some(_)) => {
-                    return Err(at("give either \"command\" (stdio) or \"url\" (HTTP), not both".to_owned()));
+                    return Err(at(
+                        "give either \"command\" (stdio) or \"url\" (HTTP), not both".to_owned(),
+                    ));
                 }
                 (_, None, None) => {
                     return Err(at("give \"command\" (stdio) or \"url\" (HTTP)".to_owned()));
@@ -173,7 +177,9 @@ impl McpConfig {
 
     /// The servers, by name, in the file's order (disabled ones left out).
     pub fn servers(&self) -> impl Iterator<Item = (&str, &Import)> {
-        self.servers.iter().map(|(name, import)| (name.as_str(), import))
+        self.servers
+            .iter()
+            .map(|(name, import)| (name.as_str(), import))
     }
 
     /// The imports, in the file's order.
@@ -210,16 +216,23 @@ fn expand(text: &str) -> Result<String, String> {
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("\"{}\" opens ${{ and never closes it", text.escape_debug()));
+            return Err(format!(
+                "\"{}\" opens ${{ and never closes it",
+                text.escape_debug()
+            ));
         };
         let inner = &after[..end];
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
             None => (inner, None),
         };
-        let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let valid =
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid {
-            return Err(format!("${{{}}} is not a variable name", inner.escape_debug()));
+            return Err(format!(
+                "${{{}}} is not a variable name",
+                inner.escape_debug()
+            ));
         }
         match (std::env::var(name), default) {
             (Ok(value), _) => out.push_str(&value),
@@ -341,17 +354,25 @@ mod tests {
         let bad = |text: &str| McpConfig::parse(text, "c.json").unwrap_err().to_string();
         assert!(bad("[]").contains("no \"mcpServers\""), "{}", bad("[]"));
         assert!(bad(r#"{"mcpServers": {"a": {}}}"#).contains("server \"a\": give \"command\""));
-        assert!(bad(r#"{"mcpServers": {"a": {"type": "sse", "url": "http://x"}}}"#).contains("SSE"));
+        assert!(
+            bad(r#"{"mcpServers": {"a": {"type": "sse", "url": "http://x"}}}"#).contains("SSE")
+        );
         assert!(bad(r#"{"mcpServers": {"a b": {"command": "x"}}}"#).contains("prefix"));
         let unset = bad(r#"{"mcpServers": {"a": {"command": "${NO_SUCH_VAR_Y}"}}}"#);
         assert!(unset.contains("NO_SUCH_VAR_Y} is not set"), "{unset}");
-        assert!(unset.starts_with("importing from c.json: server \"a\""), "{unset}");
+        assert!(
+            unset.starts_with("importing from c.json: server \"a\""),
+            "{unset}"
+        );
     }
 
     #[test]
     fn command_lines_split_like_a_shell() {
         assert_eq!(split_command_line("  a  b ").unwrap(), ["a", "b"]);
-        assert_eq!(split_command_line(r#"a "b \" c" 'd "e'"#).unwrap(), ["a", r#"b " c"#, r#"d "e"#]);
+        assert_eq!(
+            split_command_line(r#"a "b \" c" 'd "e'"#).unwrap(),
+            ["a", r#"b " c"#, r#"d "e"#]
+        );
         assert_eq!(split_command_line("a ''").unwrap(), ["a", ""]);
         assert!(split_command_line("a \\").is_err());
         assert!(split_command_line("\"a").is_err());

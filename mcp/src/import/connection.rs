@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject, JsonRpcMessage,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification, ServerResult,
-    Tool as McpTool,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
+    ServerResult, Tool as McpTool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
@@ -121,7 +121,11 @@ impl Connection {
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()));
         let shown = import.name.clone().or_else(|| server_name.clone());
         let server = match &shown {
-            Some(name) => format!("the MCP server \"{}\" ({})", name.escape_debug(), import.source()),
+            Some(name) => format!(
+                "the MCP server \"{}\" ({})",
+                name.escape_debug(),
+                import.source()
+            ),
             None => format!("the MCP server {}", import.source()),
         };
         let connection = Arc::new(Connection {
@@ -281,8 +285,11 @@ impl Connection {
         match answered {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
             Ok(ServerResult::EmptyResult(_)) => Ok(CallToolResult::default()),
-            Ok(ServerResult::CustomResult(custom)) => serde_json::from_value(custom.0)
-                .map_err(|e| Failure::Protocol(format!("its answer is not a tools/call result: {e}"))),
+            Ok(ServerResult::CustomResult(custom)) => {
+                serde_json::from_value(custom.0).map_err(|e| {
+                    Failure::Protocol(format!("its answer is not a tools/call result: {e}"))
+                })
+            }
             Ok(_) => Err(Failure::Protocol(
                 "its answer is not a tools/call result".to_owned(),
             )),
@@ -323,7 +330,13 @@ impl Scale {
 
     fn convert(&mut self, progress: f64, total: Option<f64>) -> (u64, Option<u64>) {
         let whole = |x: f64| x.is_finite() && x.fract() == 0.0;
-        let clamp = |x: f64| if x.is_finite() && x > 0.0 { x.round() as u64 } else { 0 };
+        let clamp = |x: f64| {
+            if x.is_finite() && x > 0.0 {
+                x.round() as u64
+            } else {
+                0
+            }
+        };
         match total {
             Some(total) if total.is_finite() && total > 0.0 => {
                 if !(whole(progress) && whole(total)) || total == 1.0 {
@@ -494,7 +507,9 @@ fn backoff(failures: u32) -> Duration {
 
 /// Starts a session: spawns the process or opens the HTTP client, and
 /// runs `initialize`.
-async fn start(import: &Import) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
+async fn start(
+    import: &Import,
+) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
     let routes = Arc::new(Routes::default());
     let handler = Handler;
     let service = match &import.transport {
@@ -562,7 +577,10 @@ async fn http(
 ) -> Result<RunningService<RoleClient, Handler>, String> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    if url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")) {
+    if url
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    {
         return Err(
             "https:// needs TLS, which this build of toolprism does not include; import over http:// (a loopback or private address), or over stdio".to_owned(),
         );
@@ -615,7 +633,15 @@ mod tests {
             .into_iter()
             .map(|p| scale.convert(p, Some(1.0)))
             .collect();
-        assert_eq!(reports, [(0, Some(100)), (25, Some(100)), (50, Some(100)), (100, Some(100))]);
+        assert_eq!(
+            reports,
+            [
+                (0, Some(100)),
+                (25, Some(100)),
+                (50, Some(100)),
+                (100, Some(100))
+            ]
+        );
         let mut scale = Scale::default();
         let reports: Vec<_> = [(1.0, 4.0), (1.5, 4.0), (4.0, 4.0)]
             .into_iter()

@@ -207,10 +207,16 @@ impl Import {
             if !seen.insert(remote.clone()) {
                 return Err(ImportError::new(
                     &source,
-                    format!("{server} lists the tool \"{}\" twice", remote.escape_debug()),
+                    format!(
+                        "{server} lists the tool \"{}\" twice",
+                        remote.escape_debug()
+                    ),
                 ));
             }
-            let own = rename.get(&remote).cloned().unwrap_or_else(|| remote.clone());
+            let own = rename
+                .get(&remote)
+                .cloned()
+                .unwrap_or_else(|| remote.clone());
             let name = match &prefix {
                 Some(prefix) => format!("{prefix}{PREFIX_SEPARATOR}{own}"),
                 None => own,
@@ -299,7 +305,12 @@ impl Imports {
             match joined {
                 Ok((i, Ok(one))) => imported.push((i, one)),
                 Ok((_, Err(e))) => return Err(e),
-                Err(e) => return Err(ImportError::new("a server", format!("connecting panicked: {e}"))),
+                Err(e) => {
+                    return Err(ImportError::new(
+                        "a server",
+                        format!("connecting panicked: {e}"),
+                    ));
+                }
             }
         }
         imported.sort_by_key(|(i, _)| *i);

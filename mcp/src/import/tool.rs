@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use toolprism_core::{
     CallCard, ContentBlock, DynamicDefinition, DynamicFuture, DynamicOutput, DynamicTool,
-    EmbeddedResource, ResourceLink, ResultCard, ToolAnnotations, ToolContext, ToolError,
-    ToolKind, ToolResult,
+    EmbeddedResource, ResourceLink, ResultCard, ToolAnnotations, ToolContext, ToolError, ToolKind,
+    ToolResult,
 };
 
 use super::connection::{Connection, Failure};
@@ -85,7 +85,11 @@ impl ImportedTool {
             == Some(toolprism_core::dialect::mcp::WRAP_KEY);
         let output_schema = tool.output_schema.as_deref().map(|schema| {
             let schema = Value::Object(schema.clone());
-            if wrapped { unwrap_schema(schema) } else { schema }
+            if wrapped {
+                unwrap_schema(schema)
+            } else {
+                schema
+            }
         });
         let annotations = annotations(tool.annotations.as_ref());
         let kind = kind
@@ -162,9 +166,9 @@ impl ImportedTool {
         }
         let value = if self.structured {
             match result.structured_content {
-                Some(Value::Object(mut object)) if self.wrapped => {
-                    object.remove(toolprism_core::dialect::mcp::WRAP_KEY).unwrap_or(Value::Null)
-                }
+                Some(Value::Object(mut object)) if self.wrapped => object
+                    .remove(toolprism_core::dialect::mcp::WRAP_KEY)
+                    .unwrap_or(Value::Null),
                 Some(value) => value,
                 None => {
                     return Err(ToolError::new(format!(
@@ -282,8 +286,12 @@ fn kind_of(hints: Option<&McpAnnotations>) -> ToolKind {
 fn content_block(block: &McpContent) -> Option<ContentBlock> {
     Some(match block {
         McpContent::Text(text) => ContentBlock::text(text.text.clone()),
-        McpContent::Image(image) => ContentBlock::image(image.mime_type.clone(), image.data.clone()),
-        McpContent::Audio(audio) => ContentBlock::audio(audio.mime_type.clone(), audio.data.clone()),
+        McpContent::Image(image) => {
+            ContentBlock::image(image.mime_type.clone(), image.data.clone())
+        }
+        McpContent::Audio(audio) => {
+            ContentBlock::audio(audio.mime_type.clone(), audio.data.clone())
+        }
         McpContent::Resource(embedded) => ContentBlock::Resource {
             resource: match &embedded.resource {
                 ResourceContents::TextResourceContents {
