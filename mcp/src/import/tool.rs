@@ -326,7 +326,7 @@ fn content_block(block: &McpContent) -> Option<ContentBlock> {
             title: link.title.clone(),
             description: link.description.clone(),
             mime_type: link.mime_type.clone(),
-            size: link.size.map(u64::from),
+            size: link.size,
         }),
         #[allow(unreachable_patterns)]
         _ => return None,
