@@ -25,6 +25,9 @@ pub struct Globals {
     mode: Mode,
     /// The program's own flags ([`Cli::flag`]) that were given.
     flags: Vec<&'static str>,
+    /// `--import` and `--mcp-config`, connected before the registry is built.
+    #[cfg(feature = "import")]
+    imports: crate::import::Given,
 }
 
 impl Globals {
@@ -51,6 +54,32 @@ impl Globals {
     /// Whether the program's own flag `--<long>` ([`Cli::flag`]) was given.
     pub fn flag(&self, long: &str) -> bool {
         self.flags.contains(&long)
+    }
+
+    /// The tools of the MCP servers given with `--import` and
+    /// `--mcp-config` (feature `import`), already connected: register them
+    /// with the program's own, and `serve` is a hub.
+    ///
+    /// ```no_run
+    /// use toolprism::Registry;
+    /// use toolprism::cli::Cli;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     // hub serve --import 'npx -y @modelcontextprotocol/server-everything' --mcp-config servers.json
+    ///     Cli::new(|globals| globals.imports().register_in(Registry::builder()).build()).run()
+    /// }
+    /// ```
+    ///
+    /// A program whose registry leaves them out is told so when a flag is
+    /// given (exit status 2), rather than serving without them.
+    #[cfg(feature = "import")]
+    pub fn imports(&self) -> &toolprism_mcp::import::Imports {
+        self.imports.connected()
+    }
+
+    #[cfg(feature = "import")]
+    pub(crate) fn imports_mut(&mut self) -> &mut crate::import::Given {
+        &mut self.imports
     }
 }
 
@@ -251,6 +280,12 @@ impl Cli {
             source, default, ..
         } = self;
         if matches.subcommand_name().is_none() {
+            #[cfg(feature = "import")]
+            if globals.imports.any() {
+                return usage(
+                    "--import and --mcp-config apply to the commands (list, schema, call, replay, serve)",
+                );
+            }
             let Some(default) = default else {
                 // Unreachable: clap asks for a subcommand.
                 return usage("no command given; see --help");
@@ -285,6 +320,13 @@ impl Cli {
             Ok(runtime) => runtime,
             Err(e) => return failure(&format!("cannot start the tokio runtime: {e}")),
         };
+        // Connecting is async and the build is not: the servers are
+        // connected on the command's runtime, which keeps them.
+        #[cfg(feature = "import")]
+        let globals = match crate::import::connect(globals, &runtime) {
+            Ok(globals) => globals,
+            Err(e) => return usage(&format!("cannot build the tools: {e}")),
+        };
         let registry = match source {
             Source::Ready(registry) => registry,
             Source::Build(build) => {
@@ -295,6 +337,10 @@ impl Cli {
                 }
             }
         };
+        #[cfg(feature = "import")]
+        if let Err(e) = crate::import::check_registered(&globals, &registry) {
+            return usage(&e);
+        }
         let root = root_based.then_some(globals.root.as_path());
         let status = command.run(&registry, &runtime, &bin, root);
         // A timed-out blocking tool may still be running on the blocking
@@ -367,6 +413,8 @@ fn globals(
         root_given,
         mode,
         flags,
+        #[cfg(feature = "import")]
+        imports: crate::import::given(matches)?,
     })
 }
 

@@ -199,6 +199,35 @@ pub(crate) fn assemble(
                          call, native otherwise]",
                     ),
             );
+        #[cfg(feature = "import")]
+        {
+            command = command
+                .arg(
+                    clap::Arg::new("import")
+                        .long("import")
+                        .value_name("CMD ARGS…|URL")
+                        .global(true)
+                        .action(clap::ArgAction::Append)
+                        .help(
+                            "Import the tools of an MCP server: a command line run over stdio \
+                             ('npx -y @modelcontextprotocol/server-filesystem .'), or a Streamable \
+                             HTTP URL (http://127.0.0.1:8080/mcp); repeatable. The tools keep their \
+                             names; use --mcp-config for prefixes, environments and headers",
+                        ),
+                )
+                .arg(
+                    clap::Arg::new("mcp-config")
+                        .long("mcp-config")
+                        .value_name("PATH")
+                        .global(true)
+                        .action(clap::ArgAction::Append)
+                        .value_parser(clap::value_parser!(PathBuf))
+                        .help(
+                            "Import the servers of an mcpServers file (the format of Claude Desktop \
+                             and .mcp.json), each server's tools named <server>__<tool>; repeatable",
+                        ),
+                );
+        }
     }
     (command, own)
 }

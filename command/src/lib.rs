@@ -11,6 +11,13 @@
 //! | `replay LOG [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](toolprism_html)) |
 //! | `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME \| --token-file PATH \| --insecure-no-auth]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](toolprism_mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP: on a loopback address, or on another with a bearer token required (or, told so, none); see `serve --help` for the limits |
 //!
+//! With the feature `import`, a program built with [`Cli::new`] also takes
+//! `--import 'CMD ARGS…'`, `--import http://…/mcp` and `--mcp-config PATH`
+//! (each repeatable): the tools of those MCP servers, connected before the
+//! registry is built and handed to it through [`Globals::imports`], are
+//! listed, called, replayed and served like the program's own; `serve`
+//! then is a hub.
+//!
 //! ```no_run
 //! # use toolprism::{ContentBlock, Registry, tool};
 //! # #[derive(Clone, serde::Deserialize, schemars::JsonSchema)] struct Args { text: String }
@@ -71,6 +78,8 @@ mod builder;
 mod call;
 mod command;
 mod exit;
+#[cfg(feature = "import")]
+mod import;
 mod list;
 mod panic;
 mod progress;

@@ -39,7 +39,8 @@ fn main() -> ExitCode {
 fn tools(globals: &Globals) -> io::Result<Registry> {
     let ws = Workspace::new(globals.root())?;
     let database = database(globals);
-    let mut builder = Registry::builder();
+    // `--import` and `--mcp-config`: other MCP servers' tools next to these.
+    let mut builder = globals.imports().register_in(Registry::builder());
     if globals.flag("approvals") {
         builder = builder.pre_execute(ask_before_changes);
     }

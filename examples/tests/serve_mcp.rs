@@ -1,7 +1,8 @@
 //! `toolprism-examples serve`: an `initialize` and a `tools/list` piped on
 //! stdin get every built-in tool with its output schema, stdout carries
 //! nothing but protocol messages, the tools stay inside `--root`, and
-//! `--log` keeps the session log. With `--approvals`, `edit` asks the user
+//! `--log` keeps the session log; `--import` and `--mcp-config` make it a
+//! hub over other MCP servers. With `--approvals`, `edit` asks the user
 //! first (W9 in docs/contract.md): an elicitation to a client that can
 //! answer one, a clear `NOT_APPROVED` to one that cannot.
 
@@ -528,5 +529,126 @@ fn w3_serve_with_a_token_answers_401_without_it() {
         std::fs::remove_file(&ran).unwrap();
         let _ = child.kill();
         let _ = child.wait();
+    }
+}
+
+/// The hub: `serve --import 'CMD ARGS…'` and `serve --mcp-config FILE`
+/// put the tools of the MCP project's filesystem server (npm, pinned,
+/// installed under `target/`) next to the built-in ones; a call through
+/// the hub reaches that server, is logged like a built-in call, and
+/// `replay` draws it again.
+#[test]
+fn serve_imports_the_filesystem_server_next_to_the_built_in_tools() {
+    use std::io::{BufRead, BufReader};
+
+    let npm = toolprism_testkit::npm_packages(
+        "mcp-filesystem",
+        &["@modelcontextprotocol/server-filesystem@2026.8.31"],
+    );
+    let server = npm.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let root = tempfile::tempdir().unwrap();
+    let files = root.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let note = files.join("note.txt");
+    std::fs::write(&note, "hello from the hub\nsecond line\n").unwrap();
+    let config = root.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"fs": {"command": "node", "args": [server, files]}}}).to_string(),
+    )
+    .unwrap();
+    let import = format!("node '{}' '{}'", server.display(), files.display());
+    let bin = env!("CARGO_BIN_EXE_toolprism-examples");
+
+    for (flags, read_text_file) in [
+        (["--import", import.as_str()], "read_text_file"),
+        (
+            ["--mcp-config", config.to_str().unwrap()],
+            "fs__read_text_file",
+        ),
+    ] {
+        let log = root.path().join(format!("{read_text_file}.jsonl"));
+        let mut child = Command::new(bin)
+            .arg("serve")
+            .args(flags)
+            .arg("--root")
+            .arg(root.path())
+            .arg("--log")
+            .arg(&log)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let requests = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                "name": read_text_file, "arguments": {"path": note}}}),
+        ];
+        let mut stdin = child.stdin.take().unwrap();
+        for request in &requests {
+            writeln!(stdin, "{request}").unwrap();
+        }
+        let mut responses = Vec::new();
+        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+            let response: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let last = response["id"] == 3;
+            responses.push(response);
+            if last {
+                break;
+            }
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        let response = |id: u64| responses.iter().find(|r| r["id"] == id).unwrap().clone();
+        let names: Vec<String> = response(2)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        for name in [read_text_file, "read", "bash", "sql_query", "acme_ticket"] {
+            assert!(
+                names.iter().any(|n| n == name),
+                "{name} missing from {names:?}"
+            );
+        }
+        let result = &response(3)["result"];
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(
+            result["content"][0]["text"],
+            "hello from the hub\nsecond line\n"
+        );
+
+        // Logged like a built-in call: its name, arguments and content.
+        let logged: Vec<Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(logged.len(), 2, "{logged:#?}");
+        assert_eq!(logged[0]["type"], "tool/call");
+        assert_eq!(logged[0]["name"], read_text_file);
+        assert_eq!(
+            logged[1]["content"][0]["text"],
+            "hello from the hub\nsecond line\n"
+        );
+
+        // Replayed with the same servers: the call and its content again.
+        let out = Command::new(bin)
+            .arg("replay")
+            .arg(&log)
+            .args(flags)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let drawn = String::from_utf8_lossy(&out.stdout);
+        assert!(drawn.contains(read_text_file), "{drawn}");
+        assert!(drawn.contains("hello from the hub"), "{drawn}");
+        assert!(drawn.contains("1 call"), "{drawn}");
     }
 }

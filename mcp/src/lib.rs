@@ -317,6 +317,9 @@ mod drive;
 mod exposure;
 mod handler;
 mod http;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod import;
 mod input;
 mod limits;
 mod sent;

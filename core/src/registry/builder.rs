@@ -168,10 +168,11 @@ impl RegistryBuilder {
             self.problems.push(problem);
             return self;
         }
-        if self.tools.iter().any(|t| t.name() == name) {
+        if let Some(earlier) = self.tools.iter().find(|t| t.name() == name) {
             self.problems.push(format!(
-                "two tools are named \"{name}\" (`{}` and an earlier one): tool names must be unique; rename one with #[tool(name = \"...\")]",
-                std::any::type_name::<T>()
+                "two tools are named \"{name}\" (`{}` and, registered earlier, {}): tool names must be unique; rename one with #[tool(name = \"...\")]",
+                std::any::type_name::<T>(),
+                earlier.origin()
             ));
             return self;
         }
@@ -198,7 +199,10 @@ impl RegistryBuilder {
         let definition = tool.definition();
         let name = definition.name.clone();
         if let Err(problem) = check_name(&name) {
-            self.problems.push(problem);
+            self.problems.push(match tool.origin() {
+                Some(origin) => format!("{problem} ({origin})"),
+                None => problem,
+            });
             return self;
         }
         if name == PROGRAM_TOOL {
@@ -207,9 +211,12 @@ impl RegistryBuilder {
             ));
             return self;
         }
-        if self.tools.iter().any(|t| t.name() == name) {
+        if let Some(earlier) = self.tools.iter().find(|t| t.name() == name) {
+            let origin = tool.origin();
             self.problems.push(format!(
-                "two tools are named \"{name}\" (a dynamic tool and an earlier one): tool names must be unique"
+                "two tools are named \"{name}\" ({} and, registered earlier, {}): tool names must be unique",
+                origin.as_deref().unwrap_or("a dynamic tool"),
+                earlier.origin()
             ));
             return self;
         }

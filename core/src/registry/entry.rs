@@ -27,6 +27,8 @@ pub(super) trait DynTool: Send + Sync {
     /// Replaces the description (the program tool's, at build time).
     fn describe(&mut self, description: String);
     fn tool_type(&self) -> TypeId;
+    /// Where the tool comes from, as registry problems name it.
+    fn origin(&self) -> std::borrow::Cow<'_, str>;
     /// Steps 2–10 of one call (step 1 found this tool).
     fn run<'a>(
         &'a self,
@@ -71,6 +73,10 @@ impl<K: Kernel> DynTool for Entry<K> {
 
     fn tool_type(&self) -> TypeId {
         TypeId::of::<K>()
+    }
+
+    fn origin(&self) -> std::borrow::Cow<'_, str> {
+        self.tool.origin()
     }
 
     fn run<'a>(

@@ -4,6 +4,7 @@
 //! as one imported from another MCP server), so both go through the same
 //! steps, rule for rule.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -39,6 +40,10 @@ pub(crate) trait Kernel: Send + Sync + 'static {
     type Meta: Serialize + DeserializeOwned + Send + Sync + 'static;
 
     fn facts(&self) -> Facts<'_>;
+
+    /// Where the tool comes from, as registry problems name it: a Rust
+    /// tool's type, a dynamic tool's [`DynamicTool::origin`].
+    fn origin(&self) -> Cow<'_, str>;
 
     fn execute<'a>(
         &'a self,
@@ -81,6 +86,10 @@ impl<T: Tool> Kernel for T {
             spill: T::INFO.spill,
             blocking: T::INFO.blocking,
         }
+    }
+
+    fn origin(&self) -> Cow<'_, str> {
+        Cow::Owned(format!("`{}`", std::any::type_name::<T>()))
     }
 
     #[inline]
@@ -206,6 +215,14 @@ pub trait DynamicTool: Send + Sync + 'static {
     /// One call with arguments that passed the input schema.
     fn call<'a>(&'a self, arguments: Value, cx: &'a ToolContext<'_>) -> DynamicFuture<'a>;
 
+    /// Where the tool comes from, in a few words (for an imported tool:
+    /// `the tool "read_file" of the MCP server "fs" (npx …)`). The
+    /// registry's problems name it, so that a name two tools share says
+    /// which two sources collide; `None` says "a dynamic tool".
+    fn origin(&self) -> Option<String> {
+        None
+    }
+
     /// The call card; `None` gives the generic card. Pure.
     fn present_call(&self, _arguments: &Value) -> Option<CallCard> {
         None
@@ -260,6 +277,12 @@ impl<D: DynamicTool> Kernel for Dynamic<D> {
             spill: SpillBudget::Default,
             blocking: false,
         }
+    }
+
+    fn origin(&self) -> Cow<'_, str> {
+        self.0
+            .origin()
+            .map_or(Cow::Borrowed("a dynamic tool"), Cow::Owned)
     }
 
     async fn execute<'a>(

@@ -1,0 +1,343 @@
+//! Tools of other MCP servers, imported into a [`Registry`] as tools like
+//! any other (P7 in `docs/contract.md`).
+//!
+//! Behind the cargo feature `import` of `toolprism` (`client` and
+//! `client-http` of this crate; a server-only build compiles no client).
+//! Connect to a server over stdio (a command) or Streamable HTTP (a URL),
+//! list its tools (every page), and register them: each is a
+//! [`DynamicTool`](toolprism_core::DynamicTool), so the registry's pipeline
+//! runs it rule for rule: arguments checked against the server's input
+//! schema **before anything is sent**, the value checked against its output
+//! schema, policies, timeouts, cancellation, progress, the session log
+//! (never the value) and replay.
+//!
+//! ```no_run
+//! use toolprism::mcp::import::Import;
+//! use toolprism::{Registry, ToolCall};
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let fs = Import::stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "."])
+//!         .prefix("fs")
+//!         .connect()
+//!         .await?;
+//!     let registry = fs.register_in(Registry::builder()).build()?;
+//!     let out = registry
+//!         .call(ToolCall::new("c1", "fs__read_text_file", r#"{"path":"README.md"}"#))
+//!         .await;
+//!     println!("{}", toolprism::content_text(out.content()));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A command line built with `toolprism::cli` takes `--import 'CMD ARGS…'`,
+//! `--import http://…/mcp` and `--mcp-config PATH` (the `mcpServers` file of
+//! MCP clients, read by [`McpConfig`]); `serve` then serves the imported
+//! tools next to the program's own: a hub.
+//!
+//! # The mapping
+//!
+//! | MCP (`tools/list`, `tools/call`) | toolprism |
+//! |---|---|
+//! | tool `name` | the name, after [`Import::rename`] and `<prefix>__` ([`Import::prefix`]); a name outside `[A-Za-z0-9_-]{1,64}` fails [`Import::connect`], naming the tool and the remedies |
+//! | `title` (or `annotations.title`), `description`, `inputSchema` | the same in the [`DynamicDefinition`](toolprism_core::DynamicDefinition) |
+//! | `outputSchema` | the output schema; a toolprism server's wrapped schema (`_meta["toolprism/wrapped"]`) is unwrapped, so the value is the tool's own; none → the schema `true` (re-served with no `outputSchema` and no `structuredContent`) |
+//! | `annotations` hints | [`ToolAnnotations`](toolprism_core::ToolAnnotations) with MCP's defaults for the missing ones (`destructiveHint` and `openWorldHint` default to true, and toolprism re-serves all four explicitly) |
+//! | | the [kind](#kinds) |
+//! | `_meta` | [`ImportedTool::meta`]; see [Meta](#meta) |
+//! | arguments | sent as the pipeline read and checked them: a call whose arguments break the input schema is `INVALID_ARGS` and never reaches the server |
+//! | result `content` | what the model reads: every block kind (text, image, audio, embedded resource, resource link) as the same [`ContentBlock`](toolprism_core::ContentBlock); a block's `annotations` and `_meta` are dropped |
+//! | `structuredContent`, when the tool declares an output schema | the value, checked against that schema (`INVALID_TOOL_OUTPUT` when it breaks it, or is missing) |
+//! | no output schema declared | the value is `{"content": [<the content blocks as JSON>]}` |
+//! | `isError: true` | an error result: the code is `_meta["toolprism/errorCode"]` when the server sends one (a toolprism server does), else [`TOOL_ERROR`]; the message is the content's text |
+//! | a JSON-RPC error answer | [`SERVER_ERROR`] |
+//! | the server dies or closes the connection mid-call | [`SERVER_GONE`]; the next call starts it again (a new process, or a new HTTP session) |
+//! | the server cannot be started again | [`SERVER_UNAVAILABLE`], at once; attempts follow a backoff from 250 ms doubling to 30 s, the first one at the next call after a death |
+//! | the call's timeout (the tool's, from [`Import::timeout`], else the registry's default) or its cancellation | `TIMEOUT` / `ABORTED` from the pipeline; the server is sent `notifications/cancelled` for the request |
+//! | `notifications/progress` for the request | [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress), in order: whole numbers as they are; a call counting in fractions of its total (or to a total of 1) in percent, from its first such report to its end |
+//! | cards | the generic cards (title, kind, raw input, content), unless a [`Presenter`] is attached by name ([`Import::present`]) |
+//!
+//! The client declares no capability (no sampling, elicitation or roots),
+//! negotiates `2025-11-25` through `initialize`, and drops the server's
+//! log messages.
+//!
+//! # Kinds
+//!
+//! From the hints the server **set** (MCP's defaults say nothing about the
+//! tool): read-only and open-world → `fetch`; read-only → `read`;
+//! destructive → `edit` (MCP's `destructiveHint` covers overwriting as
+//! well as deleting, and `delete` would claim more than the hint says);
+//! open-world → `fetch`; none of these → `other`. A toolprism server's own
+//! kind (`_meta["toolprism/kind"]`) wins, and [`Import::kind`] over both.
+//!
+//! # Meta
+//!
+//! The `_meta` of a server's `tools/list` entry is kept on the
+//! [`ImportedTool`] ([`ImportedTool::meta`]), for code that knows that
+//! server's keys. It is **not** re-served by a hub: its keys point at the
+//! server's own world (an MCP App's `ui/resourceUri` names a resource only
+//! that server serves), and re-serving them would promise what the hub
+//! cannot keep. [`ToolDefinition`](toolprism_core::ToolDefinition) has no
+//! `_meta` of its own for that reason.
+//!
+//! # Known limits
+//!
+//! - rmcp parses the server's messages with serde_json before this module
+//!   sees them: a key the server writes twice keeps its last value, and an
+//!   integer beyond 64 bits becomes a float. The lossless rules (C3) hold
+//!   from there on.
+//! - The tools are listed once, when connecting; `notifications/tools/list_changed`
+//!   is not followed (a registry's tools are fixed when it is built).
+//! - A server's requests to the client (sampling, elicitation, roots) are
+//!   refused, and its log messages dropped: they would need to reach the
+//!   call's own client (W8).
+
+mod config;
+mod connection;
+mod presenter;
+mod source;
+mod tool;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use toolprism_core::RegistryBuilder;
+
+pub use config::{McpConfig, split_command_line};
+pub use connection::MAX_BACKOFF;
+pub use presenter::Presenter;
+pub use source::{DEFAULT_CONNECT_TIMEOUT, INHERITED_ENV, Import, PREFIX_SEPARATOR, Stderr};
+pub use tool::{
+    ImportedTool, META_ERROR_CODE, SERVER_ERROR, SERVER_GONE, SERVER_UNAVAILABLE, TOOL_ERROR,
+};
+
+/// Why an import failed: which server, and what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportError {
+    server: String,
+    message: String,
+}
+
+impl ImportError {
+    fn new(server: impl Into<String>, message: impl Into<String>) -> Self {
+        ImportError {
+            server: server.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The server, as [`Import::source`] shows it (or a configuration
+    /// file's path).
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// What went wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "importing from {}: {}", self.server, self.message)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// The tools of one connected server, ready to be registered. Cheap to
+/// clone; the connection (a child process, an HTTP session) lives as long
+/// as a clone or a registered tool does.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    tools: Arc<[ImportedTool]>,
+    server: Arc<str>,
+    server_name: Option<Arc<str>>,
+}
+
+impl Import {
+    /// Starts the server (or opens the HTTP session), runs `initialize`
+    /// and lists every tool, within the [connect
+    /// timeout](Self::connect_timeout); then names the tools (rename,
+    /// prefix), keeps the allowed ones and checks their names.
+    pub async fn connect(self) -> Result<Imported, ImportError> {
+        let source = self.source();
+        let prefix = self.prefix.clone();
+        let allow = self.allow.clone();
+        let rename = self.rename.clone();
+        let kinds = self.kinds.clone();
+        let presenters = self.presenters.clone();
+        let timeout = self.timeout;
+        let opened = connection::Connection::open(self)
+            .await
+            .map_err(|e| ImportError::new(&source, e))?;
+        let server = opened.connection.server.clone();
+        let listed: BTreeSet<&str> = opened.tools.iter().map(|t| t.name.as_ref()).collect();
+        // Every name the options mention must be a tool of the server.
+        let mentioned = allow
+            .iter()
+            .flatten()
+            .map(|n| ("allow", n))
+            .chain(rename.keys().map(|n| ("rename", n)))
+            .chain(kinds.keys().map(|n| ("kind", n)))
+            .chain(presenters.keys().map(|n| ("present", n)));
+        for (option, name) in mentioned {
+            if !listed.contains(name.as_str()) {
+                return Err(ImportError::new(
+                    &source,
+                    format!(
+                        "{option} names \"{}\", which {server} does not have; its tools are: {}",
+                        name.escape_debug(),
+                        listed.iter().copied().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut tools = Vec::new();
+        let mut seen = BTreeSet::new();
+        for tool in opened.tools {
+            let remote = tool.name.to_string();
+            if let Some(allow) = &allow
+                && !allow.contains(&remote)
+            {
+                continue;
+            }
+            if !seen.insert(remote.clone()) {
+                return Err(ImportError::new(
+                    &source,
+                    format!(
+                        "{server} lists the tool \"{}\" twice",
+                        remote.escape_debug()
+                    ),
+                ));
+            }
+            let own = rename
+                .get(&remote)
+                .cloned()
+                .unwrap_or_else(|| remote.clone());
+            let name = match &prefix {
+                Some(prefix) => format!("{prefix}{PREFIX_SEPARATOR}{own}"),
+                None => own,
+            };
+            if !valid_name(&name) {
+                return Err(ImportError::new(
+                    &source,
+                    format!(
+                        "the tool \"{}\" of {server} would be named \"{}\", and toolprism's names are 1 to 64 characters from A-Z, a-z, 0-9, `_` and `-`: rename it (Import::rename), use a shorter prefix, or leave it out (Import::allow)",
+                        remote.escape_debug(),
+                        name.escape_debug()
+                    ),
+                ));
+            }
+            tools.push(ImportedTool::new(
+                tool,
+                name,
+                kinds.get(&remote).copied(),
+                timeout,
+                presenters.get(&remote).cloned(),
+                opened.connection.clone(),
+            ));
+        }
+        Ok(Imported {
+            tools: tools.into(),
+            server: server.into(),
+            server_name: opened.server_name.map(Into::into),
+        })
+    }
+}
+
+/// `[A-Za-z0-9_-]{1,64}`, toolprism's tool names.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl Imported {
+    /// The imported tools, in the server's order.
+    pub fn tools(&self) -> &[ImportedTool] {
+        &self.tools
+    }
+
+    /// The server: `the MCP server "fs" (npx …)`.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The name the server gave itself in `initialize`, if any.
+    pub fn server_name(&self) -> Option<&str> {
+        self.server_name.as_deref()
+    }
+
+    /// Registers every tool in `builder`. A name the builder already holds
+    /// is a problem of the registry's build that names both tools' sources
+    /// (this server's tool, and the tool registered before it).
+    pub fn register_in(&self, mut builder: RegistryBuilder) -> RegistryBuilder {
+        for tool in self.tools.iter() {
+            builder = builder.dynamic_tool(tool.clone());
+        }
+        builder
+    }
+}
+
+/// Several imports, connected together: what `--import` and
+/// `--mcp-config` give a `toolprism::cli` program
+/// (`Globals::imports`).
+#[derive(Debug, Clone, Default)]
+pub struct Imports {
+    imported: Vec<Imported>,
+}
+
+impl Imports {
+    /// Connects to every server at once; the first failure is the error
+    /// (the others' connections are dropped).
+    pub async fn connect(imports: Vec<Import>) -> Result<Imports, ImportError> {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (i, import) in imports.into_iter().enumerate() {
+            tasks.spawn(async move { (i, import.connect().await) });
+        }
+        let mut imported = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((i, Ok(one))) => imported.push((i, one)),
+                Ok((_, Err(e))) => return Err(e),
+                Err(e) => {
+                    return Err(ImportError::new(
+                        "a server",
+                        format!("connecting panicked: {e}"),
+                    ));
+                }
+            }
+        }
+        imported.sort_by_key(|(i, _)| *i);
+        Ok(Imports {
+            imported: imported.into_iter().map(|(_, one)| one).collect(),
+        })
+    }
+
+    /// Each server's tools, in the order the imports were given.
+    pub fn servers(&self) -> &[Imported] {
+        &self.imported
+    }
+
+    /// Whether there is no import.
+    pub fn is_empty(&self) -> bool {
+        self.imported.is_empty()
+    }
+
+    /// Every imported tool, server by server.
+    pub fn tools(&self) -> impl Iterator<Item = &ImportedTool> {
+        self.imported.iter().flat_map(|i| i.tools().iter())
+    }
+
+    /// Registers every server's tools in `builder` ([`Imported::register_in`]).
+    pub fn register_in(&self, builder: RegistryBuilder) -> RegistryBuilder {
+        self.imported
+            .iter()
+            .fold(builder, |builder, one| one.register_in(builder))
+    }
+}
