@@ -1,4 +1,4 @@
-//! Tools of other MCP servers, imported into a [`Registry`] as tools like
+//! Tools of other MCP servers, imported into a [`Registry`](toolprism_core::Registry) as tools like
 //! any other (P7 in `docs/contract.md`).
 //!
 //! Behind the cargo feature `import` of `toolprism` (`client` and
