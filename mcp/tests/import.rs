@@ -254,7 +254,13 @@ async fn p7_a_toolprism_server_over_stdio_keeps_every_rule() {
             "tp__picture",
             "tp__whoami",
             "tp__steps",
-            "tp__twice"
+            "tp__twice",
+            "tp__ask_model",
+            "tp__ask_model_blocking",
+            "tp__ask_user",
+            "tp__chatty",
+            "tp__guarded",
+            "tp__media"
         ]
     );
     let tool = |name: &str| {
