@@ -293,40 +293,7 @@ fn main() -> ExitCode {
         hostile_input_is_a_result_or_a_problem,
         a_closed_pipe_is_not_an_error,
     ];
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = tests
-        .iter()
-        .filter(|(name, _)| filter.as_deref().is_none_or(|f| name.contains(f)))
-        .collect();
-    let started = Instant::now();
-    println!("\nrunning {} tests", selected.len());
-    let mut failed = Vec::new();
-    for (name, test) in &selected {
-        let ok = std::panic::catch_unwind(test).is_ok();
-        println!("test {name} ... {}", if ok { "ok" } else { "FAILED" });
-        if !ok {
-            failed.push(*name);
-        }
-    }
-    if !failed.is_empty() {
-        println!("\nfailures:");
-        for name in &failed {
-            println!("    {name}");
-        }
-    }
-    println!(
-        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; {} filtered out; finished in {:.2}s\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
-        selected.len() - failed.len(),
-        failed.len(),
-        tests.len() - selected.len(),
-        started.elapsed().as_secs_f64()
-    );
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(101)
-    }
+    toolprism_testkit::harness::run(tests)
 }
 
 // ---------------------------------------------------------------------------

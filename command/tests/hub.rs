@@ -78,34 +78,7 @@ fn main() -> ExitCode {
             imports_that_fail_are_usage_errors,
         ),
     ];
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = tests
-        .iter()
-        .filter(|(name, _)| filter.as_deref().is_none_or(|f| name.contains(f)))
-        .collect();
-    let started = Instant::now();
-    println!("\nrunning {} tests", selected.len());
-    let mut failed = Vec::new();
-    for (name, test) in &selected {
-        let ok = std::panic::catch_unwind(test).is_ok();
-        println!("test {name} ... {}", if ok { "ok" } else { "FAILED" });
-        if !ok {
-            failed.push(*name);
-        }
-    }
-    println!(
-        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; {} filtered out; finished in {:.2}s\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
-        selected.len() - failed.len(),
-        failed.len(),
-        tests.len() - selected.len(),
-        started.elapsed().as_secs_f64()
-    );
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(101)
-    }
+    toolprism_testkit::harness::run(tests)
 }
 
 // ---------------------------------------------------------------------------
@@ -120,7 +93,7 @@ fn workspace() -> PathBuf {
 }
 
 fn python() -> toolprism_testkit::PythonEnv {
-    toolprism_testkit::python_env("mcp-import", import_env::IMPORT_PYTHON)
+    toolprism_testkit::python_env("mcp-import", &import_env::import_python())
 }
 
 /// toolprism's MCP test server (the mcp crate's example), built when

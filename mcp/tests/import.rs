@@ -41,7 +41,7 @@ fn npm() -> PathBuf {
 
 fn python() -> toolprism_testkit::PythonEnv {
     static ENV: std::sync::OnceLock<toolprism_testkit::PythonEnv> = std::sync::OnceLock::new();
-    ENV.get_or_init(|| toolprism_testkit::python_env("mcp-import", import_env::IMPORT_PYTHON))
+    ENV.get_or_init(|| toolprism_testkit::python_env("mcp-import", &import_env::import_python()))
         .clone()
 }
 

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod browser;
+pub mod harness;
 pub mod http;
 
 use std::fs::{self, File};
