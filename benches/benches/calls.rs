@@ -1,5 +1,5 @@
 //! Per-call overhead (`echo`), toolprism against rmcp (`echo`), and a large
-//! value (`large`). Run with `cargo bench -p toolprism-benches --bench calls`.
+//! value (`large`). Run with `cargo bench --manifest-path benches/Cargo.toml --bench calls`.
 //!
 //! Every side runs in the same harness: criterion's async bencher on one
 //! current-thread tokio runtime (one `block_on` per sample, not per call),

@@ -1,4 +1,4 @@
-//! Code Mode, side by side in one run (`cargo bench -p toolprism-benches
+//! Code Mode, side by side in one run (`cargo bench --manifest-path benches/Cargo.toml
 //! --bench code_mode`): each figure is a ratio of two sides measured in
 //! alternating rounds on the same machine, medians of the rounds.
 //!

@@ -2,7 +2,7 @@
 //! over stdio, made directly, against the same call made through a hub (a
 //! toolprism server whose registry imports that server's `echo` over
 //! stdio: `toolprism::mcp::import`). Same client (rmcp's), same tool, same
-//! arguments. Run with `cargo bench -p toolprism-benches --bench mcp_hub`.
+//! arguments. Run with `cargo bench --manifest-path benches/Cargo.toml --bench mcp_hub`.
 //!
 //! Every server is a real process: this bench binary started again with
 //! `TOOLPRISM_BENCH_HUB_SERVER=direct|hub` (the hub starts its own

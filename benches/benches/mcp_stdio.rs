@@ -1,7 +1,7 @@
 //! One `tools/call` round trip over stdio, as an MCP client sees it:
 //! toolprism's server (`toolprism::mcp::serve_stdio`) against a plain rmcp
 //! server (`#[tool_router]`, `Json<Echoed>`) exposing the same `echo` tool.
-//! Run with `cargo bench -p toolprism-benches --bench mcp_stdio`.
+//! Run with `cargo bench --manifest-path benches/Cargo.toml --bench mcp_stdio`.
 //!
 //! Both servers are real processes: this bench binary started again with
 //! `TOOLPRISM_BENCH_MCP_SERVER=toolprism|rmcp`, on the same single-threaded

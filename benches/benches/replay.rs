@@ -1,7 +1,7 @@
 //! Replay: a session log of 100,000 events (50,000 calls and their
 //! results, half of them with meta) drawn again as cards, against a plain
 //! JSON-lines parse of the same file into `serde_json::Value`. Run with
-//! `cargo bench -p toolprism-benches --bench replay`.
+//! `cargo bench --manifest-path benches/Cargo.toml --bench replay`.
 
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};

@@ -157,7 +157,7 @@
 //! a response's whole `_meta`; rmcp's Rust client parses it once for each
 //! untagged result type it tries before `CallToolResult`, so two cards
 //! make a small call's stdio round trip markedly slower than without them
-//! (`cargo bench -p toolprism-benches --bench mcp_stdio` measures both
+//! (`cargo bench --manifest-path benches/Cargo.toml --bench mcp_stdio` measures both
 //! against a plain rmcp server; the figures are in the repository's
 //! `benches/RESULTS.md`). So by default
 //! ([`Cards::OnRequest`]) the cards go only to clients that ask, for their

@@ -19,42 +19,10 @@ pub const EDIT_MARKER: &str = "APP-CONFIG-VALUE-ONLY";
 /// The end of the fetched article: past what the model reads.
 pub const WEB_MARKER: &str = "WEB-BODY-VALUE-ONLY";
 
-/// A fresh directory under the system temp dir, removed when dropped.
-#[derive(Debug)]
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates `<tmp>/<prefix><pid>-<n>`, a name no other run holds.
-    pub fn new(prefix: &str) -> io::Result<Self> {
-        let base = std::env::temp_dir();
-        let pid = std::process::id();
-        for n in 0u32.. {
-            let path = base.join(format!("{prefix}{pid}-{n}"));
-            match fs::create_dir(&path) {
-                Ok(()) => return Ok(TempDir(path)),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        unreachable!("u32 ran out of directory names")
-    }
-
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The showcase's world, removed when dropped.
 #[derive(Debug)]
 pub struct Fixtures {
-    _dir: TempDir,
+    _dir: tempfile::TempDir,
     /// The workspace the file tools are confined to.
     pub workspace: Workspace,
     /// The SQLite database (outside the workspace).
@@ -66,7 +34,9 @@ pub struct Fixtures {
 impl Fixtures {
     /// Builds everything.
     pub fn build() -> io::Result<Self> {
-        let dir = TempDir::new("toolprism-showcase-")?;
+        let dir = tempfile::Builder::new()
+            .prefix("toolprism-showcase-")
+            .tempdir()?;
         let root = dir.path().join("workspace");
         populate(&root)?;
         fs::write(dir.path().join("outside.txt"), "not for the model\n")?;
