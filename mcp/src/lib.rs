@@ -335,6 +335,7 @@ pub use auth::{
 };
 pub use cards::Cards;
 pub use exposure::is_loopback;
+pub use handler::tasks::{DEFAULT_TASK_TTL, MAX_TASKS};
 pub use handler::{DEFAULT_CLIENT_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 pub use http::{HttpResponse, HttpService, MCP_PATH};
 pub use input::MAX_WAITING;
