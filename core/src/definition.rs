@@ -49,6 +49,52 @@ pub enum SpillBudget {
     Never,
 }
 
+/// Whether a call of the tool may run as an MCP task (the tasks extension,
+/// `io.modelcontextprotocol/tasks`): answered at once with a task handle
+/// the client polls, the call running on in the background
+/// (`#[tool(task = "optional")]` or `"required"`). Outside MCP it changes
+/// nothing: a registry call runs the same whatever it says.
+///
+/// ```
+/// use toolprism::{TaskSupport, ToolInfo};
+/// const INFO: ToolInfo = ToolInfo {
+///     task: TaskSupport::Optional,
+///     ..ToolInfo::new("build", "Build the project; takes minutes.")
+/// };
+/// assert_eq!(INFO.task.as_str(), "optional");
+/// assert_eq!(ToolInfo::new("echo", "Echo.").task, TaskSupport::Forbidden);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Never a task: every call is answered inline (the default).
+    #[default]
+    Forbidden,
+    /// A task for a client that declared the tasks extension; inline for
+    /// every other client.
+    Optional,
+    /// Only as a task: a client that did not declare the tasks extension
+    /// gets a protocol error (`-32021`, missing required client
+    /// capability) instead of a call that would outlast its request.
+    Required,
+}
+
+impl TaskSupport {
+    /// `"forbidden"`, `"optional"` or `"required"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// Whether calls never run as tasks.
+    pub const fn is_forbidden(&self) -> bool {
+        matches!(self, TaskSupport::Forbidden)
+    }
+}
+
 /// The static facts of a tool, known at compile time.
 ///
 /// `#[tool]` writes this from its attribute and the doc comment.
@@ -81,6 +127,9 @@ pub struct ToolInfo {
     /// A question every call asks a person before `execute` runs
     /// (`#[tool(approval = "…")]`); see [`Tool::approval`](crate::Tool::approval).
     pub approval: Option<&'static str>,
+    /// Whether an MCP client may get a call of it as a task
+    /// (`#[tool(task = "optional")]`); see [`TaskSupport`].
+    pub task: TaskSupport,
 }
 
 impl ToolInfo {
@@ -103,6 +152,7 @@ impl ToolInfo {
             spill: SpillBudget::Default,
             blocking: false,
             approval: None,
+            task: TaskSupport::Forbidden,
         }
     }
 }
@@ -148,4 +198,11 @@ pub struct ToolDefinition {
     pub kind: ToolKind,
     /// The hints.
     pub annotations: ToolAnnotations,
+    /// Whether an MCP call may run as a task ([`ToolInfo::task`]); left
+    /// out of the JSON when [`TaskSupport::Forbidden`].
+    #[serde(
+        rename = "taskSupport",
+        skip_serializing_if = "TaskSupport::is_forbidden"
+    )]
+    pub task: TaskSupport,
 }

@@ -40,7 +40,7 @@ pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{ContentBlock, EmbeddedResource, ResourceLink, content_text};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};
-pub use definition::{SpillBudget, ToolAnnotations, ToolDefinition, ToolInfo};
+pub use definition::{SpillBudget, TaskSupport, ToolAnnotations, ToolDefinition, ToolInfo};
 pub use error::{ErrorCode, ErrorInfo, ToolError};
 pub use lossless::MAX_DEPTH;
 pub use policy::{

@@ -84,6 +84,7 @@ pub(crate) fn compile(
             output_schema,
             kind: info.kind,
             annotations: info.annotations,
+            task: info.task,
         },
         args_type,
     )

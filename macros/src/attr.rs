@@ -28,6 +28,7 @@ pub(crate) const KEYS: &[&str] = &[
     "spill",
     "blocking",
     "approval",
+    "task",
     "builtin",
     "crate",
 ];
@@ -36,6 +37,9 @@ pub(crate) const KEYS: &[&str] = &[
 pub(crate) const KINDS: &[&str] = &[
     "read", "edit", "delete", "move", "search", "execute", "fetch", "other",
 ];
+
+/// The values of `task = "..."`.
+pub(crate) const TASK_SUPPORT: &[&str] = &["optional", "required"];
 
 /// The attribute's arguments, parsed.
 #[derive(Default)]
@@ -57,6 +61,8 @@ pub(crate) struct Attrs {
     pub(crate) blocking: bool,
     /// `approval = "..."`: the question every call asks a person first.
     pub(crate) approval: Option<String>,
+    /// `task = "optional" | "required"`: the `TaskSupport` variant.
+    pub(crate) task: Option<&'static str>,
     /// `builtin`, with its span.
     pub(crate) builtin: Option<Span>,
     /// `crate = path`.
@@ -166,6 +172,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
                     attrs.approval = Some(question);
                 }
             }
+            "task" => attrs.task = task(cx, &item),
             "builtin" => {
                 if flag(cx, &item) {
                     attrs.builtin = Some(item.key.span());
@@ -241,6 +248,7 @@ fn usage(key: &str) -> String {
         "crate" => "`crate = ::toolprism`".to_owned(),
         "approval" => "`approval = \"Run this command?\"`".to_owned(),
         "icon" => "`icon = \"https://example.com/icon.svg\"`".to_owned(),
+        "task" => "`task = \"optional\"` or `task = \"required\"`".to_owned(),
         flag => format!("`{flag}`"),
     }
 }
@@ -315,6 +323,42 @@ fn kind(cx: &Ctxt, item: &Item) -> Option<&'static str> {
                 format!(
                     "unknown kind `{word}`; {hint}The kinds are: {}",
                     KINDS.join(", ")
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn task(cx: &Ctxt, item: &Item) -> Option<&'static str> {
+    let tokens = assigned(cx, item, "task")?;
+    let word = if let Ok(lit) = syn::parse2::<LitStr>(tokens.clone()) {
+        lit.value()
+    } else if let Ok(ident) = Ident::parse_any.parse2(tokens.clone()) {
+        ident.unraw().to_string()
+    } else {
+        cx.error_spanned_by(
+            tokens,
+            format!(
+                "expected how calls may run as MCP tasks: write {}",
+                usage("task")
+            ),
+        );
+        return None;
+    };
+    match word.as_str() {
+        "optional" => Some("Optional"),
+        "required" => Some("Required"),
+        _ => {
+            let hint = match closest(&word, TASK_SUPPORT) {
+                Some(k) => format!("did you mean `\"{k}\"`? "),
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                tokens,
+                format!(
+                    "unknown task support \"{}\"; {hint}write `task = \"optional\"` (a task for MCP clients that know tasks, the inline result for the others) or `task = \"required\"` (only as a task); without `task`, calls are never tasks",
+                    word.escape_debug()
                 ),
             );
             None
@@ -451,6 +495,20 @@ mod tests {
         ] {
             assert!(errors(bad).contains("the icon must be"));
         }
+    }
+
+    #[test]
+    fn task_is_optional_or_required() {
+        let cx = Ctxt::new();
+        assert_eq!(parse(&cx, quote!(task = "optional")).task, Some("Optional"));
+        assert_eq!(parse(&cx, quote!(task = required)).task, Some("Required"));
+        assert_eq!(parse(&cx, quote!(read_only)).task, None);
+        cx.check().unwrap();
+        assert!(errors(quote!(task = "optinal")).contains("did you mean `\"optional\"`?"));
+        assert!(
+            errors(quote!(task = "forbidden")).contains("without `task`, calls are never tasks")
+        );
+        assert!(errors(quote!(task)).contains("`task` needs a value"));
     }
 
     #[test]

@@ -190,6 +190,7 @@ fn info(
         Some(question) => quote!(#private::core::option::Option::Some(#question)),
         None => quote!(#private::core::option::Option::None),
     };
+    let task = syn::Ident::new(attrs.task.unwrap_or("Forbidden"), Span::call_site());
     let spill = match attrs.spill {
         Spill::Default => quote!(#krate::SpillBudget::Default),
         Spill::Never => quote!(#krate::SpillBudget::Never),
@@ -217,6 +218,7 @@ fn info(
                 spill: #spill,
                 blocking: #blocking,
                 approval: #approval,
+                task: #krate::TaskSupport::#task,
             }
         };
     }

@@ -11,7 +11,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CreateMessageRequest, CustomRequest, CustomResult,
     ElicitRequest, ErrorCode, Implementation, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, Tool as McpTool,
+    ServerConfig, SetLevelRequestParams, TASKS_EXTENSION_ID, Tool as McpTool,
 };
 use rmcp::model::{
     InitializeRequestParams, InitializeResult, ListResourcesResult, ReadResourceRequestParams,
@@ -34,6 +34,8 @@ use toolprism_core::client::ClientError;
 use toolprism_core::dialect::mcp as dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
+
+pub(crate) mod tasks;
 
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
 /// Streamable HTTP server applies to a request body.
@@ -88,6 +90,8 @@ pub struct McpServer {
     log_level: Arc<Threshold>,
     /// How long a call waits for its client's answer.
     client_timeout: Duration,
+    /// How long a task runs, and is kept once it ended.
+    task_ttl: Duration,
     /// Who may connect over HTTP, and the limits there (W3).
     pub(crate) http: crate::limits::HttpSettings,
 }
@@ -110,6 +114,8 @@ impl std::fmt::Debug for McpServer {
 struct Shared {
     registry: Registry,
     waiting: Arc<Waiting>,
+    /// The calls running, or ended, as MCP tasks.
+    tasks: Arc<tasks::Tasks>,
     /// Whether a call's warning (a session log that could not be written)
     /// has been reported on stderr: once per server, not per call.
     warned: AtomicBool,
@@ -170,12 +176,20 @@ impl McpServer {
         {
             capabilities.logging = Some(JsonObject::new());
         }
+        // The tasks extension, only when a tool's calls may be tasks (W10).
+        if registry.definitions().any(|def| !def.task.is_forbidden()) {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+        }
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolprism", env!("CARGO_PKG_VERSION")));
         let server = McpServer {
             shared: Arc::new(Shared {
                 registry,
                 waiting: Arc::default(),
+                tasks: Arc::default(),
                 warned: AtomicBool::new(false),
                 legacy,
                 modern,
@@ -187,6 +201,7 @@ impl McpServer {
             session: next_session(),
             log_level: Arc::default(),
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
+            task_ttl: tasks::DEFAULT_TASK_TTL,
             http: Default::default(),
         };
         server.with_cards(Cards::default())
@@ -367,6 +382,18 @@ impl McpServer {
         let mut options = crate::auth::with_caller(CallOptions::new(), &context);
         if let Some(log) = &self.log {
             options = options.with_log(log.clone());
+        }
+        // W10: a tool that opted in runs as a task for a client that can
+        // take one.
+        if let Some(def) = registry.definition(&request.name)
+            && !def.task.is_forbidden()
+        {
+            match self.task_decision(def.task, &context, modern)? {
+                tasks::Decision::Task => {
+                    return self.start_task(call, options, request, context).await;
+                }
+                tasks::Decision::Inline => {}
+            }
         }
         let reach = Reach::of(&context, modern, &self.log_level);
         if modern && reach.can_ask() {
@@ -572,6 +599,22 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
         version: Option<&ProtocolVersion>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let (cards, app) = (self.cards.wanted(context), crate::app::declared(context));
+        self.result_of(outcome, name, version, cards, app)
+            .map(CallToolResponse::from)
+    }
+
+    /// The `CallToolResult` of `outcome`, a call of tool `name`, for a
+    /// client on `version` that wants the cards (`cards`) or the card
+    /// app's views (`app`).
+    fn result_of(
+        &self,
+        outcome: ToolOutcome,
+        name: &str,
+        version: Option<&ProtocolVersion>,
+        cards: bool,
+        app: bool,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData> {
         let registry = &self.shared.registry;
         if let Some(warning) = outcome.warnings().first()
             && !self.shared.warned.swap(true, Ordering::Relaxed)
@@ -590,13 +633,13 @@ impl McpServer {
         let Some(definition) = definition else {
             return Err(unknown_tool(name, registry));
         };
-        Ok(CallToolResponse::from(call_result::call_tool_result(
+        Ok(call_result::call_tool_result(
             definition,
             outcome,
             dialect_version(version),
-            self.cards.wanted(context),
-            crate::app::declared(context),
-        )))
+            cards,
+            app,
+        ))
     }
 }
 
@@ -705,6 +748,39 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let span = call_span(&request, &context);
         self.answer_call(request, context).instrument(span).await
+    }
+
+    // The tasks extension (W10; see `handler/tasks.rs`).
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.shared
+            .tasks
+            .get(&request.task_id, tasks::owner(&context).as_deref())
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared.tasks.update(
+            &request.task_id,
+            tasks::owner(&context).as_deref(),
+            request.input_responses,
+        )
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared
+            .tasks
+            .cancel(&request.task_id, tasks::owner(&context).as_deref())
     }
 
     /// `logging/setLevel`: the least severe level this session's

@@ -141,6 +141,7 @@
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
 //! | `tools/list` order | the registry's order (the order tools were registered), the same on every request |
 //! | a tool's [`icon`](toolprism_core::ToolInfo::icon) | `icons: [{src, mimeType?}]` |
+//! | a tool's [`task`](toolprism_core::ToolInfo::task) (`#[tool(task = "optional" \| "required")]`) | `_meta["toolprism/taskSupport"]` in `tools/list`, the tasks extension in the server's capabilities; a `2026-07-28` `tools/call` that declares the extension is answered with a task (`tasks/get`, `tasks/update`, `tasks/cancel`); see [Long-running tools and tasks](#long-running-tools-and-tasks) |
 //! | `logging/setLevel` | the session's level; a tool's [`ToolContext::log`](toolprism_core::ToolContext::log) is a `notifications/message` (`logger` = the tool's name) at or above it; a session that set none gets none. At `2026-07-28`, the request's `_meta["io.modelcontextprotocol/logLevel"]` instead, per request. See [A call's client](#a-calls-client) |
 //! | [`ToolContext::sample`](toolprism_core::ToolContext::sample) | `sampling/createMessage` to a client that declared `sampling`; else `CLIENT_UNAVAILABLE` at once |
 //! | [`ToolContext::elicit`](toolprism_core::ToolContext::elicit) | `elicitation/create`, form mode, the schema as the tool wrote it, to a client that declared `elicitation` (form); else `CLIENT_UNAVAILABLE` at once |
@@ -221,17 +222,72 @@
 //!
 //! # Long-running tools and tasks
 //!
-//! MCP's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) lets
-//! a server answer a `tools/call` with a task the client polls. It is not
-//! served here: the protocol's task support is still an extension (the
-//! conformance suite does not score it), and a toolprism call already
-//! reports progress, honours cancellation and writes its result to the
-//! session log whether or not the client waits. The policy it would follow:
-//! a tool opts in (a `ToolInfo` flag, so `tools/list` can say
-//! `execution.taskSupport`), the registry call runs in the waiting-call
-//! store of `2026-07-28` (the same bounded, expiring, one-process store),
-//! and the task's result is the outcome's `CallToolResult`, kept until it
-//! is read or expires.
+//! W10 in `docs/contract.md`. MCP's tasks extension
+//! (`io.modelcontextprotocol/tasks`, SEP-2663, protocol `2026-07-28`) lets
+//! a server answer a `tools/call` with a task handle the client polls. The
+//! server decides, per call; the client only says it can take one. The
+//! policy here:
+//!
+//! - **A tool opts in**, never the server for it:
+//!   `#[tool(task = "optional")]` or `"required"`
+//!   ([`ToolInfo::task`](toolprism_core::ToolInfo::task),
+//!   [`TaskSupport`](toolprism_core::TaskSupport)). Every other tool, and
+//!   every imported or dynamic tool, is answered inline, as before. A tool
+//!   that opts in says so in `tools/list` as `_meta["toolprism/taskSupport"]`
+//!   (`"optional"` / `"required"`), not as the `execution.taskSupport` of
+//!   the 2025-11-25 tasks, which the extension replaced (rmcp's `Tool` has
+//!   no such field, and a 2025-11-25 client reading it would ask for a task
+//!   in a way no longer served).
+//! - **The server advertises the extension** (`capabilities.extensions
+//!   ["io.modelcontextprotocol/tasks"]`, in `server/discover` and
+//!   `initialize`) only when a tool opted in; `tasks/*` are otherwise
+//!   unknown methods (`-32601`).
+//! - **A task, when the request can take one**: a `2026-07-28` request
+//!   that declares the extension in its `_meta` capabilities. The call is
+//!   answered at once with `CreateTaskResult` (`resultType: "task"`,
+//!   `status: "working"`, `ttlMs`, `pollIntervalMs: 500`) and runs on in
+//!   the background, through the same pipeline.
+//! - **Otherwise inline**, exactly as today, for an `optional` tool (a
+//!   client that knows nothing of tasks works unchanged; so does a
+//!   `2025-11-25` session, even one that declared the extension at
+//!   `initialize`: the extension is `2026-07-28`'s). A `required` tool
+//!   refuses such a call with `-32021` (missing required client
+//!   capability, naming the extension) and never runs it.
+//!
+//! | the call's life | the task |
+//! |---|---|
+//! | running | `working` |
+//! | a [`report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` | `statusMessage` = `done/total: message` (the parts given); the extension carries no `notifications/progress` for a task |
+//! | waiting for its client ([`sample`](toolprism_core::ToolContext::sample), [`elicit`](toolprism_core::ToolContext::elicit), an approval) | `input_required`, the requests in `inputRequests` (keys `elicitation-1`, `sampling-2`, …, never reused); `tasks/update` with `inputResponses` answers them (unknown or answered keys are ignored) and the task is `working` again. What the request's capabilities did not declare fails at once, as inline |
+//! | ended with an outcome, success or error result | `completed`, `result` = the `CallToolResult` the inline call would have answered (same `content`, `structuredContent`, `isError`, `_meta` with the meta, error code and the cards as the request asked) |
+//! | `tasks/cancel` | the call's cancellation token is cancelled, as `notifications/cancelled` cancels an inline call; the call ends `ABORTED` (logged as any cancelled call) and the task `cancelled`. A call that ends anyway before it sees the cancellation is `completed`; an ended task stays as it is |
+//! | still running [`task_ttl`](McpServer::with_task_ttl) after it started | cancelled the same way (`ABORTED` in the log), and `failed` with a `-32603` error saying so |
+//! | its task failed (a panic past the registry: never) | `failed` |
+//! | log messages ([`ToolContext::log`](toolprism_core::ToolContext::log)) | none: the extension carries none for a task |
+//!
+//! The call is written to the session log once, like an inline call,
+//! under the call id of its `tools/call`. **Bounds**: a task, running or
+//! ended, is held in memory by the process that answered its `tools/call`
+//! (a `tasks/get` must reach that process, as a `requestState` retry
+//! must), at most [`MAX_TASKS`] at once; when full, the task that ended
+//! longest ago is forgotten first, and when all of them run, an `optional`
+//! tool's call is answered inline and a `required` one's gets a `-32603`
+//! error. An ended task is kept for the task ttl after it ended
+//! ([`McpServer::with_task_ttl`], default [`DEFAULT_TASK_TTL`], 30
+//! minutes; its `ttlMs`, counted from its creation, says until when), then
+//! forgotten. A task id the server does not hold (never issued, forgotten,
+//! or another caller's: with [authentication](#authentication) a task is
+//! only its caller's) is `-32602` for `tasks/get`, `tasks/update` and
+//! `tasks/cancel` alike. `tasks/*` from a request that does not declare
+//! the extension are `-32021` (rmcp checks).
+//!
+//! The built-in `bash` does not opt in: its commands are killed after at
+//! most two minutes (`timeoutMs`, default 10 s) and it reports no
+//! progress, so its call fits in a request, and an agent waits for its
+//! output before its next step anyway; a task would add a poll to every
+//! command and give nothing a `notifications/cancelled` does not. Tasks
+//! are for work that outlasts a request (a build, a test suite, a batch
+//! job): such a tool says `task = "optional"`.
 //!
 //! # Protocol versions
 //!
@@ -335,6 +391,7 @@ pub use auth::{
 };
 pub use cards::Cards;
 pub use exposure::is_loopback;
+pub use handler::tasks::{DEFAULT_TASK_TTL, MAX_TASKS};
 pub use handler::{DEFAULT_CLIENT_TIMEOUT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 pub use http::{HttpResponse, HttpService, MCP_PATH};
 pub use input::MAX_WAITING;

@@ -24,6 +24,14 @@
 //! - **Kind.** The tool's [`ToolKind`](crate::ToolKind) goes under the
 //!   namespaced key `_meta["toolprism/kind"]` (specification, *General
 //!   fields → `_meta`*: keys carry a prefix; MCP has no tool kind).
+//! - **Task support.** A tool whose calls may run as tasks
+//!   ([`TaskSupport`](crate::TaskSupport), `#[tool(task = "optional")]`)
+//!   says so under `_meta["toolprism/taskSupport"]` (`"optional"` or
+//!   `"required"`). Not as `execution.taskSupport`: that field belonged to
+//!   the tasks of protocol 2025-11-25, which the tasks extension of
+//!   2026-07-28 (SEP-2663) replaced with tasks the server decides on, and a
+//!   2025-11-25 client reading it would ask for a task in a way no longer
+//!   served. Tools that never run as tasks carry no key.
 //! - **Schemas.** The canonical schema with `$schema` removed (it trips
 //!   some clients: openclaw #67123) and every `format` JSON Schema does
 //!   not define removed (schemars writes `uint32`, `int64`, `uint`,
@@ -53,7 +61,7 @@
 //! #     name: "count".into(), title: None, description: "Count.".into(),
 //! #     input_schema: serde_json::json!({"type": "object"}),
 //! #     output_schema: serde_json::json!({"type": "integer", "format": "uint32", "minimum": 0}),
-//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(),
+//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(), task: Default::default(),
 //! # };
 //! // `def.output_schema` is `{"type": "integer", "format": "uint32", "minimum": 0}`.
 //! let old = mcp::tool(&def, "2025-11-25");
@@ -85,6 +93,11 @@ pub const META_KIND: &str = "toolprism/kind";
 /// The `_meta` key present (value `"value"`) when the output schema, and
 /// so every `structuredContent`, is wrapped in an object.
 pub const META_WRAPPED: &str = "toolprism/wrapped";
+
+/// The `_meta` key naming a tool's [`TaskSupport`](crate::TaskSupport)
+/// (`"optional"` or `"required"`), present only when calls may run as MCP
+/// tasks.
+pub const META_TASK_SUPPORT: &str = "toolprism/taskSupport";
 
 /// The property a wrapped value lives under.
 pub const WRAP_KEY: &str = "value";
@@ -119,6 +132,9 @@ pub fn tool(def: &ToolDefinition, protocol_version: &str) -> Value {
     meta.insert(META_KIND.into(), def.kind.as_str().into());
     if wrapped {
         meta.insert(META_WRAPPED.into(), WRAP_KEY.into());
+    }
+    if !def.task.is_forbidden() {
+        meta.insert(META_TASK_SUPPORT.into(), def.task.as_str().into());
     }
     out.insert("_meta".into(), Value::Object(meta));
     Value::Object(out)
@@ -270,6 +286,7 @@ mod tests {
                 read_only: true,
                 ..ToolAnnotations::NONE
             },
+            task: Default::default(),
         }
     }
 
@@ -304,6 +321,27 @@ mod tests {
             tool(&d, "2025-11-25")["icons"],
             json!([{"src": "https://example.com/icon.png"}])
         );
+    }
+
+    #[test]
+    fn task_support_is_meta_only_when_calls_may_be_tasks() {
+        let mut d = def(json!({"type": "object"}));
+        assert!(
+            tool(&d, "2026-07-28")["_meta"]
+                .get(META_TASK_SUPPORT)
+                .is_none()
+        );
+        for (support, word) in [
+            (crate::TaskSupport::Optional, "optional"),
+            (crate::TaskSupport::Required, "required"),
+        ] {
+            d.task = support;
+            for version in ["2025-11-25", "2026-07-28"] {
+                let t = tool(&d, version);
+                assert_eq!(t["_meta"][META_TASK_SUPPORT], word);
+                assert!(t.get("execution").is_none());
+            }
+        }
     }
 
     #[test]

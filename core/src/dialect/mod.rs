@@ -33,7 +33,7 @@
 //! #     name: "read".into(), title: None, description: "Read a file.".into(),
 //! #     input_schema: toolprism::schema::input_schema::<Args>(),
 //! #     output_schema: serde_json::json!({"type": "string"}),
-//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(),
+//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(), task: Default::default(),
 //! # };
 //! let openai = dialect::definition(Dialect::OpenAi, &def).unwrap();
 //! let params = &openai.json()["function"]["parameters"];
@@ -363,6 +363,7 @@ mod tests {
             output_schema: serde_json::json!({}),
             kind: crate::ToolKind::Other,
             annotations: Default::default(),
+            task: Default::default(),
         };
         for d in Dialect::ALL {
             let e = definition(d, &def).unwrap_err();

@@ -9,8 +9,8 @@ use super::compiled;
 use super::entry::{DynTool, Entry};
 use super::kernel::{Dynamic, DynamicTool};
 use super::{Inner, Mode, PROGRAM_TOOL, Registry};
-use crate::definition::ToolDefinition;
 use crate::definition::check_name;
+use crate::definition::{TaskSupport, ToolDefinition};
 use crate::guard::guard;
 use crate::log::SessionLog;
 use crate::policy::{PostExecutePolicy, PreExecutePolicy};
@@ -232,6 +232,8 @@ impl RegistryBuilder {
                 .unwrap_or(serde_json::Value::Bool(true)),
             kind: definition.kind,
             annotations: definition.annotations,
+            // A dynamic tool (an imported one) is always answered inline.
+            task: TaskSupport::Forbidden,
         };
         match compile_definition(definition, "its input schema") {
             Ok(compiled) => self.tools.push(Box::new(Entry {

@@ -439,6 +439,7 @@ mod tests {
             kind: ToolKind::Other,
             annotations: ToolAnnotations::NONE,
             icon: None,
+            task: Default::default(),
         };
         let (wrapped, was) = toolprism_core::dialect::mcp::output_schema(&def, "2025-11-25");
         assert!(was);

@@ -45,6 +45,15 @@
 //! | `guarded` | `{ran}` | approval (`#[tool(approval = …)]`) |
 //! | `media` | `{blocks}` | content blocks of every kind: text, image, audio, embedded text and blob, resource link |
 //! | `canary` (with `--canary`) | `{by}` | a run anyone can see: a line in a file |
+//! | `long` (with `--tasks`) | `{steps}` | a long call, `task = "optional"`: `steps` steps of `step_ms`, progress after each |
+//! | `long_required` (with `--tasks`) | `{steps}` | the same, `task = "required"` |
+//! | `confirm` (with `--tasks`) | `{action}` | elicitation from a task, `task = "optional"` |
+//!
+//! `--tasks PATH` adds the three task tools; `long` and `long_required`
+//! append a line to PATH when their call's future is dropped:
+//! `<call id> cancelled` if the call's cancellation token had fired by
+//! then, else `<call id> done`. `--task-ttl-ms N` is
+//! [`McpServer::with_task_ttl`].
 //!
 //! `--client-timeout-ms N` is [`McpServer::with_client_timeout`];
 //! `--approval-timeout-ms N` the registry's approval timeout.
@@ -461,6 +470,128 @@ impl AskUserTool {
     }
 }
 
+/// Arguments of `long` and `long_required`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+struct LongArgs {
+    /// How many steps.
+    steps: u64,
+    /// How long each step takes, in milliseconds.
+    step_ms: u64,
+}
+
+/// The value of `long` and `long_required`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Worked {
+    steps: u64,
+}
+
+/// Writes, when dropped, whether the call's cancellation token fired.
+struct Mark {
+    path: PathBuf,
+    call: String,
+    token: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for Mark {
+    fn drop(&mut self) {
+        let how = if self.token.is_cancelled() {
+            "cancelled"
+        } else {
+            "done"
+        };
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+        {
+            let _ = writeln!(file, "{} {how}", self.call);
+        }
+    }
+}
+
+async fn work(marks: &std::path::Path, args: LongArgs, cx: &ToolContext<'_>) -> Worked {
+    let _mark = Mark {
+        path: marks.to_owned(),
+        call: cx.call_id().to_owned(),
+        token: cx.cancellation().clone(),
+    };
+    for step in 1..=args.steps {
+        tokio::time::sleep(Duration::from_millis(args.step_ms)).await;
+        let message = format!("step {step} of {}", args.steps);
+        cx.report_progress(step, Some(args.steps), Some(&message));
+    }
+    Worked { steps: args.steps }
+}
+
+struct LongTool {
+    marks: PathBuf,
+}
+
+/// Works `steps` steps of `step_ms` milliseconds, reporting progress.
+#[tool(name = "long", kind = execute, read_only, task = "optional", timeout_ms = 600000)]
+impl LongTool {
+    async fn execute(&self, args: LongArgs, cx: &ToolContext<'_>) -> Result<Worked, ToolError> {
+        Ok(work(&self.marks, args, cx).await)
+    }
+
+    fn render(_args: &LongArgs, value: &Worked) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("worked {} steps", value.steps))]
+    }
+
+    fn presentation_meta(_args: &LongArgs, value: &Worked) -> Stepped {
+        Stepped { steps: value.steps }
+    }
+}
+
+struct LongRequiredTool {
+    marks: PathBuf,
+}
+
+/// `long`, but only ever as a task.
+#[tool(name = "long_required", kind = execute, read_only, task = "required", timeout_ms = 600000)]
+impl LongRequiredTool {
+    async fn execute(&self, args: LongArgs, cx: &ToolContext<'_>) -> Result<Worked, ToolError> {
+        Ok(work(&self.marks, args, cx).await)
+    }
+
+    fn render(_args: &LongArgs, value: &Worked) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("worked {} steps", value.steps))]
+    }
+}
+
+/// The value of `confirm`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Confirmed {
+    action: String,
+}
+
+struct ConfirmTool;
+
+/// Asks the user to confirm, through elicitation; a task when it can be.
+#[tool(name = "confirm", read_only, task = "optional")]
+impl ConfirmTool {
+    async fn execute(&self, _args: NoArgs, cx: &ToolContext<'_>) -> Result<Confirmed, ToolError> {
+        let form = ElicitRequest {
+            message: "Go on?".into(),
+            requested_schema: serde_json::json!({
+                "type": "object",
+                "properties": {"sure": {"type": "boolean"}},
+                "required": ["sure"]
+            }),
+        };
+        let action = match cx.elicit(form).await.map_err(client_failed)? {
+            ElicitResponse::Accept(content) => format!("accept {content}"),
+            ElicitResponse::Decline => "decline".into(),
+            ElicitResponse::Cancel => "cancel".into(),
+        };
+        Ok(Confirmed { action })
+    }
+
+    fn render(_args: &NoArgs, value: &Confirmed) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(format!("confirmed: {}", value.action))]
+    }
+}
+
 /// The value of `chatty`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 struct Logged {
@@ -634,6 +765,8 @@ struct Options {
     authorization_server: Option<String>,
     insecure_no_auth: bool,
     canary: Option<PathBuf>,
+    tasks: Option<PathBuf>,
+    task_ttl: Option<Duration>,
     max_requests: Option<usize>,
     max_sessions: Option<usize>,
     max_calls_per_session: Option<usize>,
@@ -661,6 +794,8 @@ fn parse_args() -> Result<Options, String> {
         authorization_server: None,
         insecure_no_auth: false,
         canary: None,
+        tasks: None,
+        task_ttl: None,
         max_requests: None,
         max_sessions: None,
         max_calls_per_session: None,
@@ -685,6 +820,12 @@ fn parse_args() -> Result<Options, String> {
             "--insecure-no-auth" => options.insecure_no_auth = true,
             "--canary" => {
                 options.canary = Some(args.next().ok_or("--canary needs a path")?.into());
+            }
+            "--tasks" => {
+                options.tasks = Some(args.next().ok_or("--tasks needs a path")?.into());
+            }
+            "--task-ttl-ms" => {
+                options.task_ttl = Some(millis(args.next(), "--task-ttl-ms")?);
             }
             "--max-requests" => {
                 options.max_requests = Some(number(&mut args, "--max-requests")? as usize);
@@ -757,6 +898,16 @@ fn main() -> std::process::ExitCode {
             .tool(CanaryTool { path: path.clone() })
             .pre_execute(canary_needs_its_scope);
     }
+    if let Some(marks) = &options.tasks {
+        builder = builder
+            .tool(LongTool {
+                marks: marks.clone(),
+            })
+            .tool(LongRequiredTool {
+                marks: marks.clone(),
+            })
+            .tool(ConfirmTool);
+    }
     if let Some(path) = &options.log {
         match SessionLog::create(path) {
             Ok(log) => builder = builder.log(log),
@@ -783,6 +934,9 @@ fn main() -> std::process::ExitCode {
         .with_cards(options.cards);
     if let Some(timeout) = options.client_timeout {
         server = server.with_client_timeout(timeout);
+    }
+    if let Some(ttl) = options.task_ttl {
+        server = server.with_task_ttl(ttl);
     }
     let auth = match (&options.token_env, options.verifier) {
         (Some(name), _) => match StaticToken::from_env(name) {
