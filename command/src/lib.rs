@@ -78,11 +78,13 @@ mod builder;
 mod call;
 mod command;
 mod exit;
+mod form;
 #[cfg(feature = "import")]
 mod import;
 mod list;
 mod panic;
 mod progress;
+mod prompt;
 mod replay;
 mod schema;
 #[cfg(feature = "code")]
