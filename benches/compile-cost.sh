@@ -19,6 +19,8 @@
 #    With BASE=<commit>, the same for that commit too, the two alternating,
 #    and the ratios now / BASE.
 #
+# Each cold build also leaves cargo's --timings page under $OUT
+# (timings-*.html; benches/top-units.py lists the costliest crates of one).
 # cpu = user + sys of cargo and every rustc, build script and C compiler it
 # ran (less disturbed by other load than the wall time). Everything is
 # written under $OUT (default /tmp/toolprism-compile-cost): a snapshot of
@@ -409,7 +411,8 @@ if [ -z "${SKIP_FRAMEWORKS:-}" ]; then
         for crate in "${crates[@]}"; do
             target="$OUT/target-$crate"
             rm -rf "$target"
-            t=$(timed_build "$target" "$crate")
+            t=$(timed_cargo "$target" "$WS/Cargo.toml" build -p "$crate" --timings)
+            cp "$target/cargo-timings/cargo-timing.html" "$OUT/timings-$crate-$run.html"
             echo "$t" >>"$OUT/fresh-$crate.txt"
             log "$crate: cold build from an empty target dir, run $run: wall cpu = $t s"
         done
@@ -455,9 +458,11 @@ if [ -n "${NEWCOMER:-}" ]; then
         repo="$OUT/newcomer-$side"
         target="$OUT/target-newcomer-$side"
         rm -rf "$target"
-        NRUN[$side]=$(timed_cargo "$target" "$repo/Cargo.toml" build -p toolprism-examples)
+        NRUN[$side]=$(timed_cargo "$target" "$repo/Cargo.toml" build -p toolprism-examples --timings)
+        cp "$target/cargo-timings/cargo-timing.html" "$OUT/timings-newcomer-$side-run.html"
         log "newcomer ($side): cargo run's build: wall cpu = ${NRUN[$side]} s"
-        NTEST[$side]=$(timed_cargo "$target" "$repo/Cargo.toml" test --workspace --no-run)
+        NTEST[$side]=$(timed_cargo "$target" "$repo/Cargo.toml" test --workspace --no-run --timings)
+        cp "$target/cargo-timings/cargo-timing.html" "$OUT/timings-newcomer-$side-test.html"
         log "newcomer ($side): cargo test --workspace right after: wall cpu = ${NTEST[$side]} s"
     done
     echo

@@ -8,12 +8,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+
 use super::progress::{self, Bar};
+use super::prompt::Terminal;
 use super::terminal::{Style, draw_call, draw_result};
 use super::text::{clean, ellipsize, one_line, plural};
 use super::{Failure, Status};
 use toolprism_core::ContentBlock;
 use toolprism_core::ToolOutcome;
+use toolprism_core::client::LogLevel;
 use toolprism_core::dialect::Dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Registry, ToolCall};
@@ -28,7 +32,7 @@ pub(crate) struct CallArgs {
     #[arg(value_name = "JSON")]
     arguments: Option<String>,
     /// Print one JSON object: {callId, name, content, isError, meta?, value?,
-    /// error?, callCard, resultCard, warnings?}.
+    /// error?, callCard, resultCard, approval?, warnings?}.
     #[arg(long)]
     json: bool,
     /// Append the call and its result to this session log, as the registry
@@ -45,6 +49,31 @@ pub(crate) struct CallArgs {
     /// strict mode's nulls for optional fields are removed before validation).
     #[arg(long, value_name = "DIALECT", value_parser = super::schema::dialects())]
     dialect: Option<Dialect>,
+    /// Show the tool's log messages at or above this level, one line each on
+    /// stderr (as MCP's logging/setLevel).
+    #[arg(long, value_name = "LEVEL", default_value = "info", value_parser = log_levels())]
+    log_level: LogLevel,
+    /// Approve every call that asks for approval, without a prompt (for
+    /// scripts; each approval is still said on stderr and logged). Without
+    /// it, a call that needs approval asks on the terminal ([y/N]), and is
+    /// NOT_APPROVED when stdin or stderr is not one.
+    #[arg(long)]
+    yes: bool,
+}
+
+/// The levels of `--log-level`, lowest first.
+fn log_levels() -> impl TypedValueParser<Value = LogLevel> {
+    PossibleValuesParser::new([
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+    ])
+    .try_map(|name| serde_json::from_value::<LogLevel>(Value::String(name)))
 }
 
 /// The most arguments read from stdin: as much as one log line may hold.
@@ -106,6 +135,14 @@ pub(crate) fn run(
         });
     }
 
+    // The person at the terminal is the call's client: its logs, forms and
+    // approvals go to stderr, never to stdout.
+    options = options.with_client(Arc::new(Terminal::new(
+        args.log_level,
+        args.yes,
+        bar.clone(),
+    )));
+
     // The pipeline writes the call (and every call it makes) to the log;
     // the command line never writes events itself (W1).
     if let Some(log) = log {
@@ -138,6 +175,9 @@ pub(crate) fn run(
                     })
                     .collect();
                 map.insert("nested".into(), Value::Array(nested));
+            }
+            if let Some(approval) = outcome.approval() {
+                map.insert("approval".into(), json(approval));
             }
             if !warnings.is_empty() {
                 map.insert("warnings".into(), json(&warnings));
@@ -244,6 +284,17 @@ fn show(
     }
     if let Some(meta) = outcome.meta() {
         labelled(out, "meta", &ellipsize(&meta.to_string(), 400))?;
+    }
+    if let Some(approval) = outcome.approval() {
+        labelled(
+            out,
+            "asked",
+            &format!(
+                "{}: {}",
+                approval.decision.as_str(),
+                ellipsize(&one_line(&approval.question), 400)
+            ),
+        )?;
     }
     let style = Style::default();
     let mut ui = String::new();

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `list [--json]` | the tools: name, kind, hints and description, as a table or JSON |
 //! | `schema [--dialect D] [--tool NAME]` | the definitions, toolprism's own or in a provider's request shape ([`dialect`](toolprism_core::dialect)) |
-//! | `call NAME [JSON] [--json]` | runs one call and shows the model's view, the value, the meta and both cards, or one JSON object |
+//! | `call NAME [JSON] [--json] [--yes] [--log-level LEVEL]` | runs one call and shows the model's view, the value, the meta and both cards, or one JSON object; the person at the terminal is the call's client (below) |
 //! | `replay LOG [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](toolprism_html)) |
 //! | `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME \| --token-file PATH \| --insecure-no-auth]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](toolprism_mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP: on a loopback address, or on another with a bearer token required (or, told so, none); see `serve --help` for the limits |
 //!
@@ -46,6 +46,36 @@
 //! this, so `cargo run` runs the showcase and `cargo run -- list` lists its
 //! tools.
 //!
+//! ## The person at the terminal
+//!
+//! `call` hands every call a client ([`Client`](toolprism_core::client::Client),
+//! W8 and W9 in `docs/contract.md`): the person who ran the command. It
+//! writes to stderr only, so stdout stays the call's own output (one JSON
+//! object with `--json`).
+//!
+//! - A tool's log messages (`ToolContext::log`) are printed one line each,
+//!   `level logger: data`, control characters shown escaped; `--log-level
+//!   LEVEL` (default `info`; `debug` … `emergency`, as MCP's
+//!   `logging/setLevel`) hides those below it.
+//! - A form (`ToolContext::elicit`) is asked field by field when stdin and
+//!   stderr are both terminals: the message, then each field with what it
+//!   takes and its default in brackets (fields in the schema's key order);
+//!   an answer that is not of the field's type, not one of its choices or
+//!   out of its bounds is said and asked again. An empty line takes the
+//!   default (or leaves an optional field out); a choice is its number,
+//!   its value or its title; several choices are separated by commas; a
+//!   line `:decline` declines the form; Ctrl-D (the end of input) cancels
+//!   it.
+//! - A call that needs approval asks `… Allow `tool` to run with {…}? [y/N]`
+//!   on the terminal: `y` or `yes` runs it, anything else refuses it
+//!   (`NOT_APPROVED`). `--yes` approves every call without asking (for
+//!   scripts), and says so on stderr; the session log keeps each decision
+//!   either way (`--log`).
+//! - Off a terminal (stdin or stderr redirected), nothing is asked and
+//!   nothing waits: a form is `CLIENT_UNAVAILABLE` and an approval
+//!   `NOT_APPROVED` at once, unless `--yes`. Sampling is always
+//!   `CLIENT_UNAVAILABLE`: a terminal has no model.
+//!
 //! ## Exit status
 //!
 //! Scripts can rely on: **0** success; **1** the call returned an error
@@ -70,7 +100,9 @@
 //! card renderer, and the [`clap`] re-export. Inside: `builder` (the
 //! [`Cli`] builder and its run), `command` (the clap command, its help
 //! texts, the dispatch to a subcommand), one module per subcommand (`list`,
-//! `schema`, `call`, `replay`, `serve`), `exit` (statuses, failures and the
+//! `schema`, `call`, `replay`, `serve`), `prompt` (the client of `call`:
+//! the person at the terminal) and `form` (an elicitation's fields and the
+//! checking of typed answers), `exit` (statuses, failures and the
 //! `error: …` line), `panic` (the one-line panic hook), and the helpers
 //! `progress`, `table` and `text`.
 
@@ -78,11 +110,13 @@ mod builder;
 mod call;
 mod command;
 mod exit;
+mod form;
 #[cfg(feature = "import")]
 mod import;
 mod list;
 mod panic;
 mod progress;
+mod prompt;
 mod replay;
 mod schema;
 #[cfg(feature = "code")]

@@ -187,6 +187,14 @@ fn draw(
         }
         writeln!(out, "{}", one_line(&head))?;
         indented(out, &draw_call(&entry.call_card, style))?;
+        if let Some(approval) = &entry.approval {
+            let asked = format!(
+                "asked {}: {}",
+                approval.decision.as_str(),
+                approval.question
+            );
+            writeln!(out, "  {}", one_line(&asked))?;
+        }
         match &entry.result_card {
             Some(card) => indented(out, &draw_result(card, style))?,
             None => writeln!(

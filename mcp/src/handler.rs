@@ -657,11 +657,13 @@ fn progress_sink(
 /// The tracing span of a `tools/call`: the tool, the request id, and the
 /// W3C `traceparent` (and `tracestate`) the request's `_meta` carries.
 ///
-/// The span records them as fields, nothing more: a subscriber sees which
-/// trace the client's request belongs to, but the span is not made a child
-/// of that trace (that takes an OpenTelemetry layer, which reads the field
-/// and sets the parent context itself; this crate depends on no
-/// OpenTelemetry). Without a subscriber the span costs one interest check.
+/// The span records them as fields: a subscriber sees which trace the
+/// client's request belongs to. With the feature `otel`, the trace context
+/// they carry, read by OpenTelemetry's W3C TraceContext propagator, is
+/// also made the span's parent, so a tracing-opentelemetry layer exports
+/// the span as a child of the client's span, in the client's trace (a
+/// malformed `traceparent` gives no parent). Without a subscriber the span
+/// costs one interest check.
 fn call_span(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
@@ -674,14 +676,66 @@ fn call_span(
         tracestate = tracing::field::Empty,
     );
     if !span.is_disabled() {
-        if let Some(traceparent) = context.meta.get_traceparent() {
+        let traceparent = context.meta.get_traceparent();
+        let tracestate = context.meta.get_tracestate();
+        if let Some(traceparent) = traceparent {
             span.record("traceparent", traceparent);
         }
-        if let Some(tracestate) = context.meta.get_tracestate() {
+        if let Some(tracestate) = tracestate {
             span.record("tracestate", tracestate);
+        }
+        #[cfg(feature = "otel")]
+        if let Some(traceparent) = traceparent {
+            otel::set_parent(&span, traceparent, tracestate);
         }
     }
     span
+}
+
+/// The span's parent from the request's trace context (feature `otel`).
+#[cfg(feature = "otel")]
+mod otel {
+    use opentelemetry::propagation::{Extractor, TextMapPropagator};
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// The two W3C Trace Context fields, as the propagator reads them.
+    struct TraceContext<'a> {
+        traceparent: &'a str,
+        tracestate: Option<&'a str>,
+    }
+
+    impl Extractor for TraceContext<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            match key {
+                "traceparent" => Some(self.traceparent),
+                "tracestate" => self.tracestate,
+                _ => None,
+            }
+        }
+
+        fn keys(&self) -> Vec<&str> {
+            let mut keys = vec!["traceparent"];
+            if self.tracestate.is_some() {
+                keys.push("tracestate");
+            }
+            keys
+        }
+    }
+
+    /// Makes the remote span `traceparent` names the parent of `span`,
+    /// before `span` is first entered. Without an OpenTelemetry layer in
+    /// the subscriber, or for a `traceparent` the propagator refuses, the
+    /// span keeps no parent and nothing else changes.
+    pub(super) fn set_parent(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+        let parent = TraceContextPropagator::new().extract(&TraceContext {
+            traceparent,
+            tracestate,
+        });
+        // Fails only when the span has no OpenTelemetry data (no layer) or
+        // has started already; it has not: it is brand new.
+        let _ = span.set_parent(parent);
+    }
 }
 
 impl ServerHandler for McpServer {

@@ -146,7 +146,7 @@
 //! | [`ToolContext::sample`](toolprism_core::ToolContext::sample) | `sampling/createMessage` to a client that declared `sampling`; else `CLIENT_UNAVAILABLE` at once |
 //! | [`ToolContext::elicit`](toolprism_core::ToolContext::elicit) | `elicitation/create`, form mode, the schema as the tool wrote it, to a client that declared `elicitation` (form); else `CLIENT_UNAVAILABLE` at once |
 //! | a call that needs approval ([`PreDecision::Ask`](toolprism_core::PreDecision::Ask), `#[tool(approval = …)]`) | an `elicitation/create` with the question and one boolean field, `approve`; a client that cannot elicit gets `NOT_APPROVED` at once |
-//! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `tools/call` tracing span (see [Logging](#logging)) |
+//! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `tools/call` tracing span; with the feature `otel`, also the span's parent for OpenTelemetry (see [Logging](#logging)) |
 //! | `initialize` with `capabilities.extensions["io.modelcontextprotocol/ui"]` (MCP Apps; `mimeTypes`, when listed, including `text/html;profile=mcp-app`), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the answer declares the extension and `resources`; every `tools/list` entry carries `_meta.ui.resourceUri = "ui://toolprism/card"`; `resources/list` holds that card app and `resources/read` returns it ([`toolprism_html::card_app`]); every result carries its cards drawn for the app under `_meta["toolprism/view"]` ([`toolprism_html::card_view`]). Other clients get none of it |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
 //!
@@ -354,10 +354,18 @@
 //! in a `tools/call` span with fields `tool`, `request_id` and, when the
 //! request's `_meta` carries them, `traceparent` and `tracestate` (W3C
 //! Trace Context, SEP-414). That records which trace the client's request
-//! belongs to; it does not make the span a child of that trace: with no
-//! OpenTelemetry layer, `tracing` spans have no trace ids to join, and
-//! this crate depends on no OpenTelemetry (a layer of your own can read
-//! the field and set the parent context). The session log is
+//! belongs to. With the feature **`otel`** (off by default), the trace
+//! context they carry, read by OpenTelemetry's W3C TraceContext
+//! propagator, is also made the span's parent
+//! (`tracing_opentelemetry::OpenTelemetrySpanExt::set_parent`), so a
+//! subscriber with a `tracing-opentelemetry` layer exports the call's span
+//! in the client's trace, as a child of the client's span (a malformed
+//! `traceparent` gives no parent). The feature adds ten crates
+//! (`opentelemetry`, `opentelemetry_sdk`, `tracing-opentelemetry`,
+//! `tracing-subscriber` and their dependencies, with default features
+//! off) and no second `syn`. Without it, the span is not a child of that
+//! trace: with no OpenTelemetry layer, `tracing` spans have no trace ids
+//! to join. The session log is
 //! the registry's own ([`RegistryBuilder::log`](toolprism_core::RegistryBuilder::log)),
 //! which sees nested calls too, or one given to [`McpServer::with_log`] for
 //! a registry built without. This module prints only two things, both on

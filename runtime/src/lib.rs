@@ -59,6 +59,7 @@
 //! | `mcp` | [`mcp`] | a registry served over MCP, stdio and Streamable HTTP, on rmcp |
 //! | `import` | [`mcp::import`] | tools of other MCP servers in the registry (stdio, Streamable HTTP), and with `cli` the options `--import` and `--mcp-config`: a hub |
 //! | `code` | [`code`] | Code Mode: the model writes one program against the tools, run in an embedded QuickJS sandbox and typed from their output schemas |
+//! | `otel` | [`mcp`] | with `mcp`: a request's W3C `traceparent` becomes the parent of its `tools/call` tracing span for OpenTelemetry exporters (`tracing-opentelemetry`); see [`mcp`]'s Logging |
 //! | `cli` | [`cli`] | one command line (`list`, `schema`, `call`, `replay`, and `serve` with `mcp`) for any registry, on clap |
 //!
 //! The rules every part keeps (C1–C15, K1–K10 and the rules for
