@@ -75,6 +75,22 @@
 //! Every one is an error result for the model; the process and the
 //! registry go on serving.
 //!
+//! # Build profile
+//!
+//! QuickJS is C, compiled by the `rquickjs-sys` crate at the optimization
+//! level of the profile. In a debug build that is `-O0`, where each
+//! JavaScript call takes several times the native stack: a program that
+//! recurses 5,000 deep fits the default [`Limits::stack_bytes`] in a release
+//! build but meets `STACK_LIMIT` in a debug one, and runs several times
+//! slower. One section in your workspace's `Cargo.toml` gives debug builds
+//! the release engine, for about 35 s more CPU in a cold build (QuickJS
+//! compiles in 12 s at `-O0`, 48 s at `-O2`, on a 2-core machine):
+//!
+//! ```toml
+//! [profile.dev.package.rquickjs-sys]
+//! opt-level = 2
+//! ```
+//!
 //! # Cards and the log
 //!
 //! `run_code`'s value is `{logs, result?}`; its content is the logs, then

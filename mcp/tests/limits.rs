@@ -149,7 +149,7 @@ fn w3_a_session_with_a_call_running_is_not_idle() {
 }
 
 #[test]
-fn w3_a_thousand_calls_past_a_sessions_cap_each_get_one_answer() {
+fn w3_hundreds_of_calls_past_a_sessions_cap_each_get_one_answer() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("session.jsonl");
     let server = HttpServer::start(&[
@@ -161,7 +161,11 @@ fn w3_a_thousand_calls_past_a_sessions_cap_each_get_one_answer() {
         log.to_str().unwrap(),
     ]);
     let session = Session::open(server.addr(), &[]);
-    const CALLS: usize = 1000;
+    // 300 at once, each on its own connection: far past the cap of 8, and
+    // inside what one listen queue holds on a loaded 2-core machine (1,000
+    // at once overflowed it there, and the kernel reset connections the
+    // server never saw).
+    const CALLS: usize = 300;
     let barrier = Arc::new(Barrier::new(CALLS));
     let (results, refused) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let started = Instant::now();
