@@ -338,8 +338,39 @@ fn status_message(report: &Progress) -> String {
         None => report.done.to_string(),
     };
     match &report.message {
+        Some(message) if message.len() > MAX_STATUS_MESSAGE_BYTES => {
+            let cut = message.floor_char_boundary(MAX_STATUS_MESSAGE_BYTES);
+            format!("{count}: {}…", &message[..cut])
+        }
         Some(message) => format!("{count}: {message}"),
         None => count,
+    }
+}
+
+/// The most of a progress message a task's `statusMessage` holds: every
+/// `tasks/get` answers it, and a tool's message is meant to be a few words.
+const MAX_STATUS_MESSAGE_BYTES: usize = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_message_is_bounded_on_a_char_boundary() {
+        let report = |message: &str| Progress {
+            done: 3,
+            total: Some(10),
+            message: Some(message.to_owned()),
+        };
+        assert_eq!(status_message(&report("indexing")), "3/10: indexing");
+        let huge = "é".repeat(5 * 1024 * 1024);
+        let shown = status_message(&report(&huge));
+        assert!(
+            shown.len() <= MAX_STATUS_MESSAGE_BYTES + 16,
+            "{}",
+            shown.len()
+        );
+        assert!(shown.starts_with("3/10: é") && shown.ends_with('…'));
     }
 }
 
