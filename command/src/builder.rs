@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::{ArgMatches, FromArgMatches};
 
 use toolprism_core::{Mode, Registry};
+use toolprism_sandbox::{SandboxMode, SandboxPolicy};
 
 use crate::command::{Top, assemble};
 use crate::exit::{clap_error, failure, usage};
@@ -23,6 +24,8 @@ pub struct Globals {
     root: PathBuf,
     root_given: bool,
     mode: Mode,
+    /// `--sandbox`, `--allow-write`, `--allow-network`, `--env`.
+    sandbox: SandboxPolicy,
     /// The program's own flags ([`Cli::flag`]) that were given.
     flags: Vec<&'static str>,
     /// `--import` and `--mcp-config`, connected before the registry is built.
@@ -49,6 +52,27 @@ impl Globals {
     /// registry (`toolprism::code::CodeMode::code_mode`).
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The sandbox policy of the tools the registry holds: `--sandbox MODE`
+    /// (`read-only`, `workspace-write` the default, or `full-access`),
+    /// `--allow-write PATH` (repeatable), `--allow-network`, `--env NAME`
+    /// (repeatable); the variable `serve --token-env` names is always
+    /// withheld. Set it on the workspace the built-in tools are made from
+    /// (`Workspace::with_sandbox` in `toolprism-tools`).
+    ///
+    /// ```
+    /// use toolprism::Registry;
+    /// use toolprism::cli::Cli;
+    /// let status = Cli::new(|globals| {
+    ///     assert_eq!(globals.sandbox().summary(), "read-only, network off");
+    ///     Registry::builder().build()
+    /// })
+    /// .run_from(["mytools", "--sandbox", "read-only", "list"]);
+    /// assert_eq!(status, std::process::ExitCode::SUCCESS);
+    /// ```
+    pub fn sandbox(&self) -> &SandboxPolicy {
+        &self.sandbox
     }
 
     /// Whether the program's own flag `--<long>` ([`Cli::flag`]) was given.
@@ -341,8 +365,8 @@ impl Cli {
         if let Err(e) = crate::import::check_registered(&globals, &registry) {
             return usage(&e);
         }
-        let root = root_based.then_some(globals.root.as_path());
-        let status = command.run(&registry, &runtime, &bin, root);
+        let built = root_based.then_some(&globals);
+        let status = command.run(&registry, &runtime, &bin, built);
         // A timed-out blocking tool may still be running on the blocking
         // pool: its result is dropped, and the program does not wait for it.
         drop(registry);
@@ -408,14 +432,75 @@ fn globals(
         .map(|(long, _)| *long)
         .filter(|long| flag_given(matches, long))
         .collect();
+    let sandbox = sandbox(matches)?;
     Ok(Globals {
         root,
         root_given,
         mode,
+        sandbox,
         flags,
         #[cfg(feature = "import")]
         imports: crate::import::given(matches)?,
     })
+}
+
+/// The sandbox options out of `matches`.
+fn sandbox(matches: &ArgMatches) -> Result<SandboxPolicy, String> {
+    let mode = matches
+        .try_get_one::<SandboxMode>("sandbox")
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or_default();
+    // A command line without `--root` (a ready registry) has none of these.
+    let network = matches.try_get_one::<bool>("allow-network").is_ok()
+        && flag_given(matches, "allow-network");
+    let mut policy = SandboxPolicy::new(mode).allow_network(network);
+    let writable: Vec<PathBuf> = matches
+        .try_get_many::<PathBuf>("allow-write")
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if !writable.is_empty() && mode != SandboxMode::WorkspaceWrite {
+        return Err(format!(
+            "--allow-write widens workspace-write, and the sandbox is {mode}: {}",
+            if mode == SandboxMode::ReadOnly {
+                "read-only writes nothing; choose --sandbox workspace-write to write there"
+            } else {
+                "full-access writes everywhere already; leave --allow-write out"
+            }
+        ));
+    }
+    for path in writable {
+        let canonical = path
+            .canonicalize()
+            .map_err(|e| format!("--allow-write {}: {e}", path.display()))?;
+        policy = policy.allow_write(canonical);
+    }
+    for name in matches
+        .try_get_many::<String>("env")
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+    {
+        policy = policy.pass_env(name.clone());
+    }
+    // The server's own token never reaches a command.
+    if let Some(("serve", serve)) = matches.subcommand()
+        && let Some(token) = serve.try_get_one::<String>("token_env").ok().flatten()
+    {
+        if policy.passed_env().contains(token) {
+            return Err(format!(
+                "--env {token}: it holds the server's own token (--token-env), which a command never gets"
+            ));
+        }
+        policy = policy.withhold_env(token.clone());
+    }
+    Ok(policy)
 }
 
 /// Whether the global flag `id` was given on the command line, before or

@@ -3,7 +3,7 @@
 //! the module that runs it.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::Resettable;
@@ -45,22 +45,23 @@ pub(crate) enum Command {
 
 impl Command {
     /// Runs the subcommand over `registry`; `name` is the program's name,
-    /// `root` the `--root` directory when the registry was built from it.
+    /// `built` the global options when the registry was built from them
+    /// (`--root`, `--sandbox`).
     pub(crate) fn run(
         self,
         registry: &Registry,
         runtime: &tokio::runtime::Runtime,
         name: &str,
-        root: Option<&Path>,
+        built: Option<&crate::Globals>,
     ) -> ExitCode {
         // `serve` writes protocol messages to stdout itself: the lock below
         // would block it.
         #[cfg(feature = "mcp")]
         if let Command::Serve(args) = &self {
-            return finish(serve::run(registry, args, runtime, name, root), Ok(()));
+            return finish(serve::run(registry, args, runtime, name, built), Ok(()));
         }
         #[cfg(not(feature = "mcp"))]
-        let _ = (name, root);
+        let _ = (name, built);
         let stdout = io::stdout();
         let mut out = io::BufWriter::new(stdout.lock());
         let outcome: Result<Status, Failure> = match self {
@@ -197,6 +198,50 @@ pub(crate) fn assemble(
                         "Which tools the model is offered: native (each tool), code (only run_code, \
                          whose description is the SDK of every tool) or both [default: both for \
                          call, native otherwise]",
+                    ),
+            )
+            .arg(
+                clap::Arg::new("sandbox")
+                    .long("sandbox")
+                    .value_name("MODE")
+                    .global(true)
+                    .value_parser(|s: &str| s.parse::<toolprism_sandbox::SandboxMode>())
+                    .help(
+                        "What the tools' commands may change: read-only (nothing; write and edit are \
+                         refused too), workspace-write (the root and the temp directories) or \
+                         full-access (nothing confined) [default: workspace-write]. Enforced by the \
+                         kernel (Landlock, seccomp); where it cannot be, bash refuses to run",
+                    ),
+            )
+            .arg(
+                clap::Arg::new("allow-write")
+                    .long("allow-write")
+                    .value_name("PATH")
+                    .global(true)
+                    .action(clap::ArgAction::Append)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(
+                        "Also let commands write under PATH in workspace-write mode (a cache such as \
+                         ~/.cargo or ~/.npm); repeatable",
+                    ),
+            )
+            .arg(
+                clap::Arg::new("allow-network")
+                    .long("allow-network")
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue)
+                    .help("Let commands reach the network (off by default)"),
+            )
+            .arg(
+                clap::Arg::new("env")
+                    .long("env")
+                    .value_name("NAME")
+                    .global(true)
+                    .action(clap::ArgAction::Append)
+                    .help(
+                        "Pass the variable NAME to commands, beside PATH, HOME, USER, LOGNAME, SHELL, \
+                         TERM, LANG, LC_*, TMPDIR and TZ (no other variable of this process reaches \
+                         them); repeatable",
                     ),
             );
         #[cfg(feature = "import")]

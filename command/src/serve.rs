@@ -6,7 +6,7 @@
 //! `--insecure-no-auth` says otherwise (W3 in `docs/contract.md`).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Failure, Status};
@@ -81,15 +81,20 @@ pub(crate) fn run(
     args: &ServeArgs,
     runtime: &tokio::runtime::Runtime,
     name: &str,
-    root: Option<&Path>,
+    built: Option<&crate::Globals>,
 ) -> Result<Status, Failure> {
     let tools = registry.definitions().len();
     let mut server =
         McpServer::new(registry.clone()).with_server_info(name, env!("CARGO_PKG_VERSION"));
-    if let Some(root) = root {
+    if let Some(globals) = built {
+        // What the model is told of the sandbox up front: the mode and the
+        // network (a refusal says it again in the result).
+        let sandbox = globals.sandbox();
         server = server.with_instructions(format!(
-            "The tools work inside {}; paths are relative to it.",
-            root.display()
+            "The tools work inside {}; paths are relative to it. Commands run in a sandbox ({}): {}.",
+            globals.root().display(),
+            sandbox.summary(),
+            sandbox.mode().writes()
         ));
     }
     if let Some(path) = &args.log {
@@ -97,7 +102,14 @@ pub(crate) fn run(
             .map_err(|e| Failure::Usage(format!("--log {}: {e}", path.display())))?;
         server = server.with_log(log);
     }
-    let place = root.map_or_else(String::new, |r| format!(" from {}", r.display()));
+    let place = match built {
+        Some(g) => format!(
+            " from {} (sandbox: {})",
+            g.root().display(),
+            g.sandbox().summary()
+        ),
+        None => String::new(),
+    };
     let Some(addr) = &args.http else {
         let served = runtime.block_on(async {
             eprintln!("{name}: serving {tools} tools{place} over stdio");

@@ -15,11 +15,7 @@
 //! use toolprism::card::{ExitStatus, ResultCard, TerminalResult};
 //! use toolprism::cli::terminal::{Style, draw_result};
 //!
-//! let card = ResultCard::Terminal(TerminalResult {
-//!     title: Some("make".into()),
-//!     output: Some("\x1b[31mbuild failed\x1b[0m".into()),
-//!     status: Some(ExitStatus::Code(2)),
-//! });
+//! let card = ResultCard::Terminal(TerminalResult::new(Some("make".into()), Some("\x1b[31mbuild failed\x1b[0m".into()), Some(ExitStatus::Code(2))));
 //! assert_eq!(
 //!     draw_result(&card, Style::default()),
 //!     "◀ [terminal] exit 2 ✗ · make\n  │ \\u{1b}[31mbuild failed\\u{1b}[0m"
@@ -211,6 +207,8 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             title,
             output,
             status,
+            sandbox,
+            ..
         }) => {
             let status = match status {
                 Some(ExitStatus::Code(0)) => "exit 0 ✓".to_owned(),
@@ -223,6 +221,9 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
                 .map(|t| format!(" · {t}"))
                 .unwrap_or_default();
             let mut c = Canvas::new(style, format!("◀ [terminal] {status}{title}"));
+            if let Some(sandbox) = sandbox {
+                c.line(sandbox_line(sandbox));
+            }
             if let Some(output) = output {
                 c.text("", output);
             }
@@ -371,6 +372,22 @@ fn diff_lines(c: &mut Canvas, diffs: &[FileDiff]) {
     }
 }
 
+/// The sandbox line of a terminal card: the mode, the network, and whether
+/// the sandbox likely stopped the command.
+fn sandbox_line(sandbox: &toolprism_core::card::TerminalSandbox) -> String {
+    let network = if sandbox.network {
+        "network on"
+    } else {
+        "network off"
+    };
+    let stopped = if sandbox.denied {
+        " · the sandbox may have stopped it"
+    } else {
+        ""
+    };
+    format!("sandbox: {}, {network}{stopped}", sandbox.mode)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,11 +422,11 @@ mod tests {
             text.starts_with("◀ [search/matches] matches · 1 shown of 9 · truncated"),
             "{text}"
         );
-        let terminal = ResultCard::Terminal(TerminalResult {
-            title: Some("false".into()),
-            output: None,
-            status: Some(ExitStatus::Signal("SIGKILL".into())),
-        });
+        let terminal = ResultCard::Terminal(TerminalResult::new(
+            Some("false".into()),
+            None,
+            Some(ExitStatus::Signal("SIGKILL".into())),
+        ));
         assert_eq!(
             draw_result(&terminal, style),
             "◀ [terminal] killed by SIGKILL ✗ · false"
@@ -464,11 +481,11 @@ mod tests {
         let mut output: String = (1..=20).map(|i| format!("{i}\n")).collect();
         output.push_str("\n(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)\n\n");
         output.extend((90..=99).map(|i| format!("{i}\n")));
-        let card = ResultCard::Terminal(TerminalResult {
-            title: None,
-            output: Some(output),
-            status: Some(ExitStatus::Code(0)),
-        });
+        let card = ResultCard::Terminal(TerminalResult::new(
+            None,
+            Some(output),
+            Some(ExitStatus::Code(0)),
+        ));
         let style = Style {
             max_lines: 3,
             width: 200,
@@ -535,11 +552,11 @@ mod tests {
     #[test]
     fn the_status_comes_from_the_card_never_from_the_output() {
         // Output that says "timed out" does not make a command time out.
-        let card = ResultCard::Terminal(TerminalResult {
-            title: None,
-            output: Some("[retry 2: timed out, retried]".into()),
-            status: Some(ExitStatus::Code(0)),
-        });
+        let card = ResultCard::Terminal(TerminalResult::new(
+            None,
+            Some("[retry 2: timed out, retried]".into()),
+            Some(ExitStatus::Code(0)),
+        ));
         assert_eq!(
             draw_result(&card, Style::default()),
             "◀ [terminal] exit 0 ✓\n  │ [retry 2: timed out, retried]"

@@ -109,11 +109,11 @@ impl Exit {
     }
     fn present_result(_: &ExitArgs, result: &ToolResult<Exited>) -> Option<ResultCard> {
         let meta = result.meta.as_ref()?;
-        Some(ResultCard::Terminal(TerminalResult {
-            title: None,
-            output: Some(format!("exit code {}", meta.code)),
-            status: Some(ExitStatus::Code(meta.code)),
-        }))
+        Some(ResultCard::Terminal(TerminalResult::new(
+            None,
+            Some(format!("exit code {}", meta.code)),
+            Some(ExitStatus::Code(meta.code)),
+        )))
     }
 }
 

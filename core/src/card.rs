@@ -333,15 +333,23 @@ pub enum ExitStatus {
     Signal(String),
 }
 
-/// The terminal result card: `{card:"terminal", title?, output?, exitCode | signal}`.
+/// The terminal result card: `{card:"terminal", title?, output?, exitCode | signal, sandbox?}`.
+///
+/// Build it with [`TerminalResult::new`] (the struct may gain fields).
 ///
 /// ```
-/// use toolprism::card::ResultCard;
+/// use toolprism::card::{ExitStatus, ResultCard, TerminalResult, TerminalSandbox};
 /// let both = serde_json::json!({"card": "terminal", "exitCode": 0, "signal": "SIGKILL"});
 /// let err = serde_json::from_value::<ResultCard>(both).unwrap_err();
 /// assert!(err.to_string().contains("both"));
+///
+/// let card = TerminalResult::new(Some("ls".into()), Some("a\nb".into()), Some(ExitStatus::Code(0)))
+///     .with_sandbox(TerminalSandbox::new("workspace-write", false, false));
+/// let json = serde_json::to_value(ResultCard::Terminal(card)).unwrap();
+/// assert_eq!(json["sandbox"], serde_json::json!({"mode": "workspace-write", "network": false, "denied": false}));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TerminalResult {
     /// The title.
     pub title: Option<String>,
@@ -349,11 +357,61 @@ pub struct TerminalResult {
     pub output: Option<String>,
     /// How it ended, when it did.
     pub status: Option<ExitStatus>,
+    /// The sandbox the command ran in, when the tool says.
+    pub sandbox: Option<TerminalSandbox>,
+}
+
+impl TerminalResult {
+    /// A terminal result card, with no sandbox.
+    pub fn new(title: Option<String>, output: Option<String>, status: Option<ExitStatus>) -> Self {
+        TerminalResult {
+            title,
+            output,
+            status,
+            sandbox: None,
+        }
+    }
+
+    /// The same card, saying which sandbox the command ran in.
+    pub fn with_sandbox(mut self, sandbox: TerminalSandbox) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+}
+
+/// The sandbox a command ran in, as a terminal card shows it:
+/// `{mode, network, denied}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TerminalSandbox {
+    /// The mode's name (`read-only`, `workspace-write`, `full-access`).
+    pub mode: String,
+    /// Whether the network was on.
+    pub network: bool,
+    /// Whether the sandbox likely stopped something the command did.
+    #[serde(default)]
+    pub denied: bool,
+}
+
+impl TerminalSandbox {
+    /// A sandbox badge.
+    pub fn new(mode: impl Into<String>, network: bool, denied: bool) -> Self {
+        TerminalSandbox {
+            mode: mode.into(),
+            network,
+            denied,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TerminalWire<T, S> {
+#[serde(bound(
+    serialize = "T: Serialize, S: Serialize, B: Serialize",
+    deserialize = "T: Deserialize<'de>, S: Deserialize<'de>, B: Deserialize<'de>"
+))]
+struct TerminalWire<T, S, B> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     title: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,6 +420,8 @@ struct TerminalWire<T, S> {
     exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     signal: Option<S>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sandbox: Option<B>,
 }
 
 impl Serialize for TerminalResult {
@@ -376,6 +436,7 @@ impl Serialize for TerminalResult {
             output: self.output.as_deref(),
             exit_code,
             signal,
+            sandbox: self.sandbox.as_ref(),
         }
         .serialize(serializer)
     }
@@ -383,7 +444,7 @@ impl Serialize for TerminalResult {
 
 impl<'de> Deserialize<'de> for TerminalResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = TerminalWire::<String, String>::deserialize(deserializer)?;
+        let wire = TerminalWire::<String, String, TerminalSandbox>::deserialize(deserializer)?;
         let status = match (wire.exit_code, wire.signal) {
             (Some(_), Some(_)) => {
                 return Err(serde::de::Error::custom(
@@ -398,6 +459,7 @@ impl<'de> Deserialize<'de> for TerminalResult {
             title: wire.title,
             output: wire.output,
             status,
+            sandbox: wire.sandbox,
         })
     }
 }

@@ -33,22 +33,31 @@ fn main() -> ExitCode {
 
 /// The tools of `list`, `schema`, `call`, `replay` and `serve`: every
 /// built-in one (the file tools and `bash` confined to `--root`,
-/// `sql_query` over [`database`]) and the third-party example; with
-/// `--approvals`, `edit`, `write` and `bash` ask the user first
-/// ([`ask_before_changes`]).
+/// `sql_query` over [`database`]) and the third-party example, all under
+/// the sandbox policy of `--sandbox`; with `--approvals`, `edit`, `write`
+/// and `bash` ask the user first ([`ask_before_changes`]), and `bash` may
+/// ask for one wider run (`escalate`).
 fn tools(globals: &Globals) -> io::Result<Registry> {
-    let ws = Workspace::new(globals.root())?;
+    // One sandbox policy for every tool (`--sandbox`, `--allow-write`,
+    // `--allow-network`, `--env`), read by bash and the file tools alike.
+    let ws = Workspace::new(globals.root())?.with_sandbox(globals.sandbox().clone());
     let database = database(globals);
     // `--import` and `--mcp-config`: other MCP servers' tools next to these.
     let mut builder = globals.imports().register_in(Registry::builder());
+    let bash = BashTool::new(ws.clone());
     if globals.flag("approvals") {
-        builder = builder.pre_execute(ask_before_changes);
+        // A person can be asked: bash also offers `escalate`, one command
+        // with a wider sandbox once they approve it.
+        builder = builder
+            .pre_execute(ask_before_changes)
+            .tool(bash.with_escalation());
+    } else {
+        builder = builder.tool(bash);
     }
     builder
         .tool(ReadTool::new(ws.clone()))
         .tool(GrepTool::new(ws.clone()))
         .tool(GlobTool::new(ws.clone()))
-        .tool(BashTool::new(ws.clone()))
         .tool(EditTool::new(ws.clone()))
         .tool(WriteTool::new(ws))
         .tool(WebFetchTool::new())
@@ -71,7 +80,8 @@ fn database(globals: &Globals) -> PathBuf {
     }
 }
 
-fn run_showcase(options: Options, globals: &Globals) -> ExitCode {
+fn run_showcase(mut options: Options, globals: &Globals) -> ExitCode {
+    options.sandbox = globals.sandbox().clone();
     if globals.root_given() {
         eprintln!(
             "error: --root applies to the commands (list, call, replay, serve); the showcase makes its own workspace"

@@ -72,7 +72,7 @@ fn showcase_page() -> &'static Path {
         let page = dir.join("showcase.html");
         let counts =
             toolprism::html::write_session(&log, &registry, &page).expect("write the page");
-        assert_eq!(counts.calls, 23, "{counts:?}");
+        assert_eq!(counts.calls, 28, "{counts:?}");
         assert_eq!(counts.problems, 0, "{counts:?}");
         let _ = std::fs::remove_dir_all(&run);
         eprintln!(
@@ -102,7 +102,7 @@ fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
     assert!(run.csp_violations.is_empty(), "{:?}", run.csp_violations);
     assert!(run.dialogs.is_empty(), "{:?}", run.dialogs);
     assert_eq!(run.results[0], true, "the page's script did not run");
-    assert_eq!(run.results[1], 23);
+    assert_eq!(run.results[1], 28);
     eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
 }
 
@@ -266,14 +266,16 @@ fn every_card_type_shows_its_key_facts() {
     has("added", "# Plan");
     has("added", "- tests for remove");
     // The write's result: a new file. Its call card proposed the same
-    // diff, so the page draws it once.
-    assert_eq!(f["newFile"], 1, "{f}");
+    // diff, so the page draws it once; the write the sandbox refused
+    // (read-only) draws only its call card's.
+    assert_eq!(f["newFile"], 2, "{f}");
     // The edit's hunk is numbered as in the file (`port` is line 20 of
     // config/app.toml); its call card, drawn from the arguments, which
-    // say no line, is not numbered at all.
+    // say no line, is not numbered at all. The refused write (the sandbox
+    // scenario) draws its proposed new file first.
     assert_eq!(
         strings("hunks"),
-        ["@@ -17,7 +17,7 @@", "@@ -0,0 +1,4 @@"],
+        ["@@ -0,0 +1,1 @@", "@@ -17,7 +17,7 @@", "@@ -0,0 +1,4 @@"],
         "{f}"
     );
     assert_eq!(strings("removedNumbers"), ["20"], "{f}");
@@ -295,17 +297,18 @@ fn every_card_type_shows_its_key_facts() {
             "AMBIGUOUS_MATCH",
             "INVALID_TOOL_OUTPUT",
             "NOT_READ_ONLY",
-            "OUTSIDE_WORKSPACE"
+            "OUTSIDE_WORKSPACE",
+            "SANDBOX_DENIED"
         ]
     );
-    assert_eq!(f["errorCards"], 4);
-    has("stats", "23 calls");
-    // 19 calls of the scenarios and a program's 3 nested calls, all but
-    // the four errors succeeded.
-    has("stats", "19 succeeded");
+    assert_eq!(f["errorCards"], 5);
+    has("stats", "28 calls");
+    // The scenarios' calls and a program's 3 nested calls: all but the
+    // five errors succeeded.
+    has("stats", "23 succeeded");
     has("stats", "3 nested");
-    has("stats", "4 errors");
-    assert_eq!(strings("codes").len(), 4, "{f}");
+    has("stats", "5 errors");
+    assert_eq!(strings("codes").len(), 5, "{f}");
 
     // Nothing live: no link out, no image; long bodies are folded, and say how much.
     assert_eq!(strings("links"), Vec::<String>::new());
@@ -333,7 +336,7 @@ fn the_page_reads_the_same_with_scripts_off() {
     );
     assert!(run.errors().is_empty(), "{:?}", run.console);
     assert_eq!(run.results[0], true, "the toolbar needs the script");
-    assert_eq!(run.results[1], 23, "every call is open without the script");
+    assert_eq!(run.results[1], 28, "every call is open without the script");
     assert!(
         run.results[2..].iter().all(|r| r == true),
         "{:?}",
@@ -356,7 +359,7 @@ fn a_click_collapses_a_call_and_the_toolbar_collapses_and_filters() {
             ),
             Step::Click(
                 "button[data-a=open]",
-                "document.querySelectorAll('details.c[open]').length === 23",
+                "document.querySelectorAll('details.c[open]').length === 28",
             ),
             Step::Click("button[data-a=err]", "document.body.classList.contains('only-err')"),
             Step::Eval(
@@ -365,7 +368,7 @@ fn a_click_collapses_a_call_and_the_toolbar_collapses_and_filters() {
         ],
     );
     assert!(run.errors().is_empty(), "{:?}", run.console);
-    assert_eq!(run.results[5], 4, "errors only shows the 4 failed calls");
+    assert_eq!(run.results[5], 5, "errors only shows the 5 failed calls");
 }
 
 #[test]

@@ -10,11 +10,12 @@ const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
 
 /// The scenarios, written out here on purpose (not taken from the
 /// showcase's own list) so the test fails if one goes missing.
-const SCENARIOS: [&str; 11] = [
+const SCENARIOS: [&str; 12] = [
     "read",
     "grep",
     "glob",
     "bash",
+    "sandbox",
     "edit",
     "web_fetch",
     "sql_query",

@@ -145,11 +145,7 @@ fn theme_blocks(style: &str) -> (&str, &str) {
 /// use toolprism::card::{CallCard, ExitStatus, ResultCard, TerminalResult};
 ///
 /// let call = CallCard::generic("<img src=x onerror=alert(1)>", None, None);
-/// let result = ResultCard::Terminal(TerminalResult {
-///     title: None,
-///     output: Some("<script>alert(1)</script>".into()),
-///     status: Some(ExitStatus::Code(2)),
-/// });
+/// let result = ResultCard::Terminal(TerminalResult::new(None, Some("<script>alert(1)</script>".into()), Some(ExitStatus::Code(2))));
 /// let view = toolprism::html::card_view(&call, Some(&result), None);
 /// let text = view.to_string();
 /// assert!(text.contains("\"<script>alert(1)</script>\"")); // a text node

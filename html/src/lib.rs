@@ -67,11 +67,7 @@
 //! ```
 //! use toolprism::card::{ExitStatus, ResultCard, TerminalResult};
 //!
-//! let card = ResultCard::Terminal(TerminalResult {
-//!     title: None,
-//!     output: Some("<b>not bold</b>\n[timed out after 300 ms]".into()),
-//!     status: Some(ExitStatus::Signal("SIGKILL".into())),
-//! });
+//! let card = ResultCard::Terminal(TerminalResult::new(None, Some("<b>not bold</b>\n[timed out after 300 ms]".into()), Some(ExitStatus::Signal("SIGKILL".into()))));
 //! let html = toolprism::html::result_card(&card);
 //! assert!(html.contains("killed by SIGKILL")); // the card's status
 //! assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;\n[timed out after 300 ms]")); // its output, as text

@@ -55,11 +55,7 @@ fn page_of(entries: &[ReplayedEntry], parents: &[Option<&str>]) -> String {
 }
 
 fn terminal(output: &str, status: Option<ExitStatus>) -> ResultCard {
-    ResultCard::Terminal(TerminalResult {
-        title: None,
-        output: Some(output.into()),
-        status,
-    })
+    ResultCard::Terminal(TerminalResult::new(None, Some(output.into()), status))
 }
 
 fn generic_call(title: &str) -> CallCard {
@@ -761,11 +757,7 @@ fn every_string_field_of_every_card_is_escaped() {
         ),
         (
             "terminal title",
-            ResultCard::Terminal(TerminalResult {
-                title: Some(p()),
-                output: None,
-                status: None,
-            }),
+            ResultCard::Terminal(TerminalResult::new(Some(p()), None, None)),
         ),
         ("terminal output", terminal(&p(), Some(ExitStatus::Code(1)))),
         (

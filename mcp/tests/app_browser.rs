@@ -170,11 +170,11 @@ fn specs() -> Vec<Value> {
         description: Some("Run the tests".into()),
         cwd: Some("/work/toolprism".into()),
     });
-    let terminal = ResultCard::Terminal(TerminalResult {
-        title: None,
-        output: Some("running 3 tests\ntest a ... ok\ntest b ... FAILED\n".into()),
-        status: Some(ExitStatus::Code(101)),
-    });
+    let terminal = ResultCard::Terminal(TerminalResult::new(
+        None,
+        Some("running 3 tests\ntest a ... ok\ntest b ... FAILED\n".into()),
+        Some(ExitStatus::Code(101)),
+    ));
     let paths = (0..40).map(|i| format!("src/module_{i}.rs")).collect();
     let search = ResultCard::Search(SearchResult::paths(paths, 243).unwrap());
     let mut diff = FileDiff::new(

@@ -124,11 +124,11 @@ impl Tool for Vault {
 
     fn present_result(_: &VaultArgs, result: &ToolResult<VaultMeta>) -> Option<ResultCard> {
         let meta = result.meta.as_ref()?;
-        Some(ResultCard::Terminal(TerminalResult {
-            title: Some(format!("{} ({} lines)", meta.label, meta.lines)),
-            output: None,
-            status: None,
-        }))
+        Some(ResultCard::Terminal(TerminalResult::new(
+            Some(format!("{} ({} lines)", meta.label, meta.lines)),
+            None,
+            None,
+        )))
     }
 }
 

@@ -22,7 +22,9 @@ use crate::blocking::Stop;
 pub use crate::diff::DiffMeta;
 use crate::diff::{diff_meta, unified};
 use crate::text::plural;
-use crate::workspace::Workspace;
+use crate::workspace::{OpenFor, Want, Workspace};
+use crate::write::{Existing, read_all};
+use std::io::Write;
 
 /// Arguments of `edit`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -130,24 +132,31 @@ impl EditTool {
     /// The work itself, synchronous (see [`crate::blocking`]); too short to
     /// check `stop`.
     fn run(&self, args: EditArgs, _stop: &Stop) -> Result<EditValue, ToolError> {
-        let path = self.workspace.resolve_for_write(&args.path)?;
+        self.workspace.check_writes("edit")?;
+        let (path, existing) = self
+            .workspace
+            .opened(&args.path, Want::ForWrite, |resolved| {
+                match self.workspace.open_resolved(resolved, OpenFor::Read) {
+                    Ok(file) => read_all(file).map(Some),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })?;
         let shown = self.workspace.display(&path);
-
-        if path.is_dir() {
-            return Err(
-                ToolError::new(format!("\"{shown}\" is a directory, not a file"))
-                    .with_code("IS_A_DIRECTORY"),
-            );
-        }
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let bytes = match existing {
+            Some(Existing::File(bytes)) => bytes,
+            Some(Existing::Dir) => {
+                return Err(
+                    ToolError::new(format!("\"{shown}\" is a directory, not a file"))
+                        .with_code("IS_A_DIRECTORY"),
+                );
+            }
+            None => {
                 return Err(ToolError::new(format!(
                     "\"{shown}\" does not exist; use write to create a file"
                 ))
                 .with_code("NOT_FOUND"));
             }
-            Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
         };
         let before = String::from_utf8(bytes).map_err(|_| {
             ToolError::new(format!(
@@ -156,7 +165,16 @@ impl EditTool {
             .with_code("NOT_TEXT")
         })?;
         let after = replace(&shown, &before, &args)?;
-        std::fs::write(&path, &after.0).map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
+        // The file is opened again for the write, beneath the root, without
+        // creating it: if it went away in between, nothing is made.
+        let (_, mut file) = self
+            .workspace
+            .opened(&args.path, Want::ForWrite, |resolved| {
+                self.workspace
+                    .open_resolved(resolved, OpenFor::Write { create: false })
+            })?;
+        file.write_all(after.0.as_bytes())
+            .map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
         Ok(EditValue {
             path: shown,
             before,

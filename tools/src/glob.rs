@@ -22,7 +22,7 @@ use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolRe
 use crate::blocking::Stop;
 use crate::text::{plural, thousands};
 use crate::walk::{self, Flow};
-use crate::workspace::Workspace;
+use crate::workspace::{OpenFor, Workspace};
 
 /// The acquisition cap: the walk stops after this many paths.
 pub const MAX_PATHS: usize = 10_000;
@@ -200,6 +200,15 @@ impl GlobTool {
                     .is_ok_and(|rel| matcher.is_match(rel))
             };
             if !hit {
+                return Flow::Continue;
+            }
+            // Still there beneath the root, with no symlink on the way: a
+            // directory swapped for a symlink during the walk lists nothing.
+            if self
+                .workspace
+                .open_resolved(entry.path(), OpenFor::Probe)
+                .is_err()
+            {
                 return Flow::Continue;
             }
             if paths.len() >= MAX_PATHS {

@@ -32,7 +32,7 @@ use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolRe
 use crate::blocking::Stop;
 use crate::text::{cap_chars, ellipsize, plural, thousands};
 use crate::walk::{self, Flow};
-use crate::workspace::Workspace;
+use crate::workspace::{OpenFor, Workspace};
 
 /// The acquisition cap: the search stops after this many matches.
 pub const MAX_MATCHES: usize = 10_000;
@@ -283,10 +283,15 @@ impl GrepTool {
                 progress(searched, matches.len());
             }
             let path = self.workspace.display(entry.path());
+            // Opened beneath the root with no symlink followed: a directory
+            // swapped for a symlink during the walk is skipped, never read.
             // An unreadable file is skipped, as ripgrep does.
-            let _ = searcher.search_path(
+            let Ok(file) = self.workspace.open_resolved(entry.path(), OpenFor::Search) else {
+                return Flow::Continue;
+            };
+            let _ = searcher.search_file(
                 &matcher,
-                entry.path(),
+                &file,
                 Lossy(|line_number, line| {
                     if stop.is_stopped() {
                         return Ok(false);

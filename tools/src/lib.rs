@@ -97,6 +97,9 @@
 #[cfg(feature = "shell")]
 #[cfg(unix)]
 pub mod bash;
+#[cfg(all(unix, any(feature = "fs", feature = "shell")))]
+#[allow(unsafe_code)]
+mod beneath;
 #[cfg(any(feature = "fs", feature = "web", feature = "sql"))]
 mod blocking;
 #[cfg(feature = "fs")]
@@ -133,6 +136,10 @@ pub use grep::GrepTool;
 pub use read::ReadTool;
 #[cfg(feature = "sql")]
 pub use sql_query::SqlQueryTool;
+/// The sandbox policy every built-in tool reads (crate `toolprism-sandbox`):
+/// set it on the [`Workspace`] the tools are made from.
+#[cfg(any(feature = "fs", feature = "shell"))]
+pub use toolprism_sandbox as sandbox;
 #[cfg(feature = "web")]
 pub use web_fetch::WebFetchTool;
 #[cfg(any(feature = "fs", feature = "shell"))]

@@ -208,10 +208,10 @@ impl ReadTool {
 impl ReadTool {
     /// The read itself, synchronous (see [`crate::blocking`]).
     fn run(&self, args: ReadArgs, stop: &Stop) -> Result<ReadValue, ToolError> {
-        let path = self.workspace.resolve_existing(&args.path)?;
+        let (path, file) = self.workspace.open_existing(&args.path)?;
         let shown = self.workspace.display(&path);
         let (offset, limit) = args.window();
-        read_window(&path, shown, offset, limit, stop)
+        read_window(file, shown, offset, limit, stop)
     }
 }
 
@@ -284,19 +284,18 @@ pub fn lang_of(path: &str) -> Option<&'static str> {
 }
 
 fn read_window(
-    path: &std::path::Path,
+    mut file: File,
     shown: String,
     offset: u64,
     limit: u64,
     stop: &Stop,
 ) -> Result<ReadValue, ToolError> {
-    if path.is_dir() {
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(ToolError::new(format!(
             "\"{shown}\" is a directory; use glob to list its files"
         ))
         .with_code("IS_A_DIRECTORY"));
     }
-    let mut file = File::open(path).map_err(|e| format!("cannot open \"{shown}\": {e}"))?;
     let mut head = vec![0u8; 8192];
     let n = read_full(&mut file, &mut head).map_err(|e| format!("cannot read \"{shown}\": {e}"))?;
     head.truncate(n);

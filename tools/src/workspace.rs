@@ -1,4 +1,5 @@
-//! A workspace root that the file tools and `bash` are confined to.
+//! A workspace root that the file tools and `bash` are confined to, and the
+//! sandbox policy they all read.
 //!
 //! Every path a model sends is resolved against the root one component at a
 //! time, following symlinks by hand:
@@ -16,17 +17,35 @@
 //! - paths shown back (in values, content and cards) are relative to the
 //!   root, with `/` separators.
 //!
-//! The check is done when the path is resolved; a process that swaps a
-//! directory for a symlink between the check and the use can still escape.
-//! Use an OS sandbox when the workspace itself is hostile.
+//! **Race-free opening.** The resolved path holds no symlink. The tools
+//! open it from a descriptor of the root taken when the workspace was made,
+//! component by component with no symlink followed (`openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` on Linux, `openat` with
+//! `O_NOFOLLOW` one component at a time elsewhere). A process that swaps a
+//! directory of the root for a symlink between the check and the open makes
+//! the open fail ([`PATH_CHANGED`] when it happens twice in a row), never
+//! lead it out of the root; renaming or replacing the root itself does not
+//! move the workspace either.
+//!
+//! **The sandbox.** A workspace carries the [`SandboxPolicy`] of every
+//! built-in tool made from it (`workspace-write` with the network off by
+//! default): `bash` confines its processes to it, and `write` and `edit`
+//! refuse with [`SANDBOX_DENIED`] in `read-only` mode.
+//!
+//! [`SANDBOX_DENIED`]: toolprism_sandbox::SANDBOX_DENIED
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::fmt;
+use std::fs::File;
 use std::io;
+#[cfg(unix)]
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use toolprism::ToolError;
+use toolprism_sandbox::{SANDBOX_DENIED, SandboxPolicy};
 
 /// The error code of a path outside the workspace.
 pub const OUTSIDE_WORKSPACE: &str = "OUTSIDE_WORKSPACE";
@@ -35,17 +54,32 @@ pub const NOT_FOUND: &str = "NOT_FOUND";
 /// The error code of a path that cannot name a file (empty, NUL byte, a
 /// symlink loop, `..` after a directory that does not exist).
 pub const INVALID_PATH: &str = "INVALID_PATH";
+/// The error code of a path that changed while it was opened: a symlink
+/// appeared in it between its resolution and its open, twice in a row.
+/// Nothing was read or written.
+pub const PATH_CHANGED: &str = "PATH_CHANGED";
 
 /// The longest path accepted, in bytes (Linux's `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 /// Most symlinks followed while resolving one path (Linux's own limit).
 const MAX_SYMLINKS: u32 = 40;
 
-/// A canonical root directory.
+/// A canonical root directory, opened, and the sandbox policy of the tools
+/// made from it.
 ///
-/// `Default` is the current directory (what the built-in tools use when
-/// made by `Registry::builtin()`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `Default` is the current directory under the default policy
+/// (`workspace-write`, network off): what the built-in tools use when made
+/// by `Registry::builtin()`.
+///
+/// ```
+/// use toolprism_tools::Workspace;
+/// use toolprism_tools::sandbox::{SandboxMode, SandboxPolicy};
+/// let dir = tempfile::tempdir().unwrap();
+/// let ws = Workspace::new(dir.path()).unwrap()
+///     .with_sandbox(SandboxPolicy::new(SandboxMode::ReadOnly));
+/// assert_eq!(ws.sandbox().mode(), SandboxMode::ReadOnly);
+/// ```
+#[derive(Clone)]
 pub struct Workspace {
     /// The canonical root.
     root: PathBuf,
@@ -55,7 +89,34 @@ pub struct Workspace {
     alias: Option<PathBuf>,
     /// Why there is no root: the current directory could not be read.
     unavailable: Option<Arc<str>>,
+    /// The root, opened when the workspace was made: every open starts here.
+    #[cfg(unix)]
+    dir: Option<Arc<OwnedFd>>,
+    /// The policy of every tool made from this workspace.
+    sandbox: Arc<SandboxPolicy>,
 }
+
+impl fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .field("alias", &self.alias)
+            .field("unavailable", &self.unavailable)
+            .field("sandbox", &self.sandbox)
+            .finish()
+    }
+}
+
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+            && self.alias == other.alias
+            && self.unavailable == other.unavailable
+            && self.sandbox == other.sandbox
+    }
+}
+
+impl Eq for Workspace {}
 
 impl Default for Workspace {
     fn default() -> Self {
@@ -78,11 +139,139 @@ impl Workspace {
             .ok()
             .filter(|a| a != &canonical)
             .filter(|a| !a.components().any(|c| c == Component::ParentDir));
+        #[cfg(unix)]
+        let dir = Some(Arc::new(crate::beneath::open_root(&canonical)?));
         Ok(Workspace {
             root: canonical,
             alias,
             unavailable: None,
+            #[cfg(unix)]
+            dir,
+            sandbox: Arc::default(),
         })
+    }
+
+    /// The same root under `policy`: what `bash` may do, and whether
+    /// `write` and `edit` may write at all.
+    pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = Arc::new(policy);
+        self
+    }
+
+    /// The sandbox policy of the tools made from this workspace.
+    pub fn sandbox(&self) -> &SandboxPolicy {
+        &self.sandbox
+    }
+
+    /// Refuses with [`SANDBOX_DENIED`] when the policy lets no file tool
+    /// write (`read-only` mode).
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
+    pub(crate) fn check_writes(&self, tool: &str) -> Result<(), ToolError> {
+        if self.sandbox.mode().writes_files() {
+            return Ok(());
+        }
+        Err(ToolError::new(format!(
+            "{tool} cannot change files: the sandbox is in {} mode, where writing any file is refused; do not try another way (bash is confined the same way), tell the user what you would change",
+            self.sandbox.mode()
+        ))
+        .with_code(SANDBOX_DENIED))
+    }
+
+    /// Opens an existing path for reading (a file, or a directory), beneath
+    /// the root with no symlink followed: the resolved path and the file.
+    pub fn open_existing(&self, path: &str) -> Result<(PathBuf, File), ToolError> {
+        self.opened(path, Want::Existing, |resolved| {
+            self.open_resolved(resolved, OpenFor::Read)
+        })
+    }
+
+    /// Resolves `path` as `want` says, then runs `open` on the result; when
+    /// the open meets a symlink that the resolution did not see (the path
+    /// changed in between), resolves again once, then gives up with
+    /// [`PATH_CHANGED`].
+    pub(crate) fn opened<T>(
+        &self,
+        path: &str,
+        want: Want,
+        mut open: impl FnMut(&Path) -> io::Result<T>,
+    ) -> Result<(PathBuf, T), ToolError> {
+        for _ in 0..2 {
+            let resolved = self.resolve(path, want)?;
+            match open(&resolved) {
+                Ok(t) => return Ok((resolved, t)),
+                Err(e) if is_swapped(&e) => continue,
+                Err(e) => return Err(self.open_error(&resolved, &e)),
+            }
+        }
+        Err(ToolError::new(format!(
+            "\"{}\" changed while it was being opened (a symlink appeared in it); nothing was read or written",
+            quoted(path)
+        ))
+        .with_code(PATH_CHANGED))
+    }
+
+    fn open_error(&self, resolved: &Path, e: &io::Error) -> ToolError {
+        let shown = self.display(resolved);
+        match e.kind() {
+            io::ErrorKind::NotFound => ToolError::new(format!(
+                "\"{shown}\" does not exist in the workspace; use glob to find the right path"
+            ))
+            .with_code(NOT_FOUND),
+            _ => ToolError::new(format!("cannot open \"{shown}\": {e}")),
+        }
+    }
+
+    /// Opens a resolved path (inside the root, with no symlink) beneath the
+    /// root's descriptor.
+    pub(crate) fn open_resolved(&self, resolved: &Path, how: OpenFor) -> io::Result<File> {
+        #[cfg(unix)]
+        {
+            let dir = self
+                .dir
+                .as_ref()
+                .ok_or_else(|| io::Error::other("no workspace root"))?;
+            let rel = resolved
+                .strip_prefix(&self.root)
+                .map_err(|_| io::Error::from_raw_os_error(libc::EXDEV))?;
+            match how {
+                OpenFor::Read => crate::beneath::open(dir.as_fd(), rel, libc::O_RDONLY),
+                OpenFor::Dir => {
+                    crate::beneath::open(dir.as_fd(), rel, libc::O_RDONLY | libc::O_DIRECTORY)
+                }
+                OpenFor::Search => {
+                    crate::beneath::open(dir.as_fd(), rel, libc::O_RDONLY | libc::O_NONBLOCK)
+                }
+                #[cfg(target_os = "linux")]
+                OpenFor::Probe => crate::beneath::open(dir.as_fd(), rel, libc::O_PATH),
+                #[cfg(not(target_os = "linux"))]
+                OpenFor::Probe => {
+                    crate::beneath::open(dir.as_fd(), rel, libc::O_RDONLY | libc::O_NONBLOCK)
+                }
+                OpenFor::Write { create } => {
+                    crate::beneath::open_for_write(dir.as_fd(), rel, create)
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            match how {
+                OpenFor::Read | OpenFor::Dir | OpenFor::Search | OpenFor::Probe => {
+                    File::open(resolved)
+                }
+                OpenFor::Write { create } => {
+                    if create {
+                        if let Some(parent) = resolved.parent() {
+                            std::fs::create_dir_all(parent)?;
+                        }
+                    }
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .truncate(true)
+                        .create(create)
+                        .open(resolved)
+                }
+            }
+        }
     }
 
     /// The current directory as a workspace. When it cannot be read (it was
@@ -95,6 +284,9 @@ impl Workspace {
                 root: PathBuf::new(),
                 alias: None,
                 unavailable: Some(format!("the current directory cannot be read: {e}").into()),
+                #[cfg(unix)]
+                dir: None,
+                sandbox: Arc::default(),
             },
         }
     }
@@ -131,7 +323,7 @@ impl Workspace {
         self.resolve(path, Want::ForWrite)
     }
 
-    fn resolve(&self, path: &str, want: Want) -> Result<PathBuf, ToolError> {
+    pub(crate) fn resolve(&self, path: &str, want: Want) -> Result<PathBuf, ToolError> {
         if let Some(why) = &self.unavailable {
             return Err(ToolError::new(format!("there is no workspace root: {why}")));
         }
@@ -281,10 +473,43 @@ impl Workspace {
     }
 }
 
+/// What a resolution is for.
 #[derive(Debug, Clone, Copy)]
-enum Want {
+pub(crate) enum Want {
+    /// The path must exist.
     Existing,
+    /// The path may not exist yet.
     ForWrite,
+}
+
+/// How a resolved path is opened.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum OpenFor {
+    /// Reading (a file, or a directory).
+    Read,
+    /// A directory, for reading or as a working directory.
+    #[cfg_attr(not(feature = "shell"), allow(dead_code))]
+    Dir,
+    /// A file found by a walk, to search: never blocks on a FIFO.
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
+    Search,
+    /// Only whether the path is still there beneath the root, no symlink
+    /// on the way (a walk's entry, before it is shown).
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
+    Probe,
+    /// Writing, truncated; made (with its parents) when `create`.
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
+    Write { create: bool },
+}
+
+#[cfg(unix)]
+fn is_swapped(e: &io::Error) -> bool {
+    crate::beneath::is_swapped(e)
+}
+
+#[cfg(not(unix))]
+fn is_swapped(_e: &io::Error) -> bool {
+    false
 }
 
 /// Where a component came from: the model's path, or a symlink's target.

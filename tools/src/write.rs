@@ -19,7 +19,8 @@ use crate::blocking::Stop;
 use crate::diff::{DiffMeta, diff_meta, unified};
 use crate::edit::diff_title;
 use crate::text::plural;
-use crate::workspace::Workspace;
+use crate::workspace::{OpenFor, Want, Workspace};
+use std::io::{Read, Write};
 
 /// Arguments of `write`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -167,25 +168,37 @@ impl WriteTool {
     /// The work itself, synchronous (see [`crate::blocking`]); too short to
     /// check `stop`.
     fn run(&self, args: WriteArgs, _stop: &Stop) -> Result<WriteValue, ToolError> {
-        let path = self.workspace.resolve_for_write(&args.path)?;
+        self.workspace.check_writes("write")?;
+        // What is there now (nothing, a file, a directory), then the write:
+        // each opened beneath the root with no symlink followed, the path
+        // resolved again if it changed in between.
+        let (path, before) = self
+            .workspace
+            .opened(&args.path, Want::ForWrite, |resolved| {
+                match self.workspace.open_resolved(resolved, OpenFor::Read) {
+                    Ok(file) => read_all(file).map(Some),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })?;
         let shown = self.workspace.display(&path);
-
-        if path.is_dir() {
-            return Err(
-                ToolError::new(format!("\"{shown}\" is a directory, not a file"))
-                    .with_code("IS_A_DIRECTORY"),
-            );
-        }
-        let (operation, before) = match std::fs::read(&path) {
-            Ok(bytes) => (Operation::Update, String::from_utf8(bytes).ok()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Operation::Create, None),
-            Err(e) => return Err(format!("cannot read \"{shown}\": {e}").into()),
+        let (operation, before) = match before {
+            Some(Existing::Dir) => {
+                return Err(
+                    ToolError::new(format!("\"{shown}\" is a directory, not a file"))
+                        .with_code("IS_A_DIRECTORY"),
+                );
+            }
+            Some(Existing::File(bytes)) => (Operation::Update, String::from_utf8(bytes).ok()),
+            None => (Operation::Create, None),
         };
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create the directories of \"{shown}\": {e}"))?;
-        }
-        std::fs::write(&path, &args.content)
+        let (_, mut file) = self
+            .workspace
+            .opened(&args.path, Want::ForWrite, |resolved| {
+                self.workspace
+                    .open_resolved(resolved, OpenFor::Write { create: true })
+            })?;
+        file.write_all(args.content.as_bytes())
             .map_err(|e| format!("cannot write \"{shown}\": {e}"))?;
         Ok(WriteValue {
             path: shown,
@@ -194,6 +207,24 @@ impl WriteTool {
             after: args.content,
         })
     }
+}
+
+/// What a path held before a write.
+pub(crate) enum Existing {
+    /// A directory.
+    Dir,
+    /// A file, with its bytes.
+    File(Vec<u8>),
+}
+
+/// Reads an opened path: a directory says so, a file gives its bytes.
+pub(crate) fn read_all(mut file: std::fs::File) -> std::io::Result<Existing> {
+    if file.metadata()?.is_dir() {
+        return Ok(Existing::Dir);
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Existing::File(bytes))
 }
 
 #[cfg(test)]

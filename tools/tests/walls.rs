@@ -85,3 +85,95 @@ async fn outside_the_root_a_missing_path_answers_like_an_existing_one() {
     );
     assert!(!outside.join("nothere").exists() && !outside.join("nothe").exists());
 }
+
+/// W11: a process that keeps swapping a directory of the root for a
+/// symlink to a directory outside it, while the file tools write, edit,
+/// read and search through that directory hundreds of times: nothing is
+/// written outside, and nothing outside is read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_swapped_in_mid_call_never_leads_a_tool_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(root.join("d")).unwrap();
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("secret.txt"), "SECRET outside\n").unwrap();
+    fs::write(outside.join("victim.txt"), "untouched\n").unwrap();
+    fs::write(root.join("d/victim.txt"), "inside\n").unwrap();
+    fs::write(root.join("d/secret.txt"), "inside\n").unwrap();
+    let registry =
+        toolprism_tools::register_in(Registry::builder(), &Workspace::new(&root).unwrap())
+            .build()
+            .unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let swapper = {
+        let (stop, swaps) = (stop.clone(), swaps.clone());
+        let (d, parked) = (root.join("d"), root.join("d.parked"));
+        let outside = outside.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if fs::rename(&d, &parked).is_ok() {
+                    let _ = symlink(&outside, &d);
+                    std::thread::yield_now();
+                    let _ = fs::remove_file(&d);
+                    // A write may have made `d` while it was missing.
+                    if fs::rename(&parked, &d).is_err() {
+                        let _ = fs::remove_dir_all(&d);
+                        let _ = fs::rename(&parked, &d);
+                    }
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        })
+    };
+    let mut leaked = Vec::new();
+    for i in 0..300 {
+        let calls = [
+            (
+                "write",
+                json!({"path": format!("d/new{i}.txt"), "content": "x"}),
+            ),
+            (
+                "write",
+                json!({"path": "d/victim.txt", "content": "overwritten"}),
+            ),
+            (
+                "edit",
+                json!({"path": "d/victim.txt", "oldText": "t", "newText": "T"}),
+            ),
+            ("read", json!({"path": "d/secret.txt"})),
+            ("grep", json!({"pattern": "SECRET"})),
+        ];
+        for (tool, args) in calls {
+            let out = registry
+                .call(ToolCall::new("race", tool, args.to_string()))
+                .await;
+            if out
+                .value()
+                .is_some_and(|v| v.to_string().contains("SECRET"))
+            {
+                leaked.push(format!("{tool}: {}", out.value().unwrap()));
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let swapped = swaps.load(Ordering::Relaxed);
+    assert!(swapped > 100, "the race hardly ran: {swapped} swaps");
+    let mut names: Vec<String> = fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["secret.txt", "victim.txt"], "written outside");
+    assert_eq!(
+        fs::read_to_string(outside.join("victim.txt")).unwrap(),
+        "untouched\n"
+    );
+    assert!(leaked.is_empty(), "read outside: {leaked:?}");
+}

@@ -404,7 +404,9 @@ impl<T: Kernel> Run<'_, T> {
 
     /// Step 3: the first denial wins; a panicking policy is `POLICY_ERROR`.
     /// A policy that asks, or the tool's own `approval`, makes the call
-    /// wait for a person (the first question asked is the one put).
+    /// wait for a person: the first policy's question, and the tool's own
+    /// after it when it has one (it names what this call asks for, a wider
+    /// sandbox say, which no policy may hide).
     #[inline]
     fn pre_execute(&self, arguments: &Value, args: &T::Args) -> Admission {
         let view = PreExecute {
@@ -432,9 +434,15 @@ impl<T: Kernel> Run<'_, T> {
                 }
             }
         }
-        if ask.is_none() {
+        {
             match guard(|| self.entry.tool.approval(args)) {
-                Ok(question) => ask = question,
+                Ok(Some(own)) => {
+                    ask = Some(match ask {
+                        Some(policy) => format!("{policy}\n{own}"),
+                        None => own,
+                    });
+                }
+                Ok(None) => {}
                 Err(panic) => {
                     return Admission::Refused(self.failed(format!(
                         "tool \"{}\" panicked deciding whether the call needs approval: {panic}",

@@ -32,8 +32,8 @@ pub struct Fixtures {
 }
 
 impl Fixtures {
-    /// Builds everything.
-    pub fn build() -> io::Result<Self> {
+    /// Builds everything, the workspace under `sandbox`.
+    pub fn build(sandbox: toolprism_tools::sandbox::SandboxPolicy) -> io::Result<Self> {
         let dir = tempfile::Builder::new()
             .prefix("toolprism-showcase-")
             .tempdir()?;
@@ -52,7 +52,7 @@ impl Fixtures {
             )
             .start()?;
         Ok(Fixtures {
-            workspace: Workspace::new(&root)?,
+            workspace: Workspace::new(&root)?.with_sandbox(sandbox),
             _dir: dir,
             database,
             server,

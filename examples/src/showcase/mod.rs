@@ -32,6 +32,7 @@ use crate::tools::{
 };
 use fixtures::Fixtures;
 use scenarios::{Expect, Scenario};
+use toolprism_tools::sandbox::{SandboxMode, SandboxPolicy};
 use toolprism_tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, SqlQueryTool, WebFetchTool, WriteTool,
 };
@@ -54,7 +55,7 @@ under --root).";
 /// The showcase's options (`cargo run -- [OPTIONS]`, no command).
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// Run one scenario: read, grep, glob, bash, edit, web_fetch, sql_query,
+    /// Run one scenario: read, grep, glob, bash, sandbox, edit, web_fetch, sql_query,
     /// third-party, render-panic, redaction
     #[arg(long, value_name = "NAME", value_parser = scenario)]
     pub scenario: Option<String>,
@@ -68,6 +69,10 @@ pub struct Options {
     /// directory named like PATH without its extension, plus .spill
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
+    /// The sandbox of the showcase's tools (the global `--sandbox`,
+    /// `--allow-write`, `--allow-network`, `--env`).
+    #[arg(skip)]
+    pub sandbox: toolprism_tools::sandbox::SandboxPolicy,
 }
 
 /// A scenario's name, or why it is not one.
@@ -114,6 +119,8 @@ struct Registries {
     main: Registry,
     mask_content: Registry,
     redact_value: Registry,
+    confined: Registry,
+    read_only: Registry,
 }
 
 impl Registries {
@@ -149,10 +156,23 @@ impl Registries {
             .log(SessionLog::create(log)?)
             .build()
             .map_err(fail)?;
+        // The sandbox scenario's own: the default policy and read-only,
+        // whatever `--sandbox` gave the main registry.
+        let under = |mode| -> io::Result<Registry> {
+            let ws = ws.clone().with_sandbox(SandboxPolicy::new(mode));
+            Registry::builder()
+                .tool(BashTool::new(ws.clone()))
+                .tool(WriteTool::new(ws))
+                .log(SessionLog::create(log)?)
+                .build()
+                .map_err(fail)
+        };
         Ok(Registries {
             main,
             mask_content,
             redact_value,
+            confined: under(SandboxMode::WorkspaceWrite)?,
+            read_only: under(SandboxMode::ReadOnly)?,
         })
     }
 
@@ -161,6 +181,8 @@ impl Registries {
             scenarios::Registry::Main => &self.main,
             scenarios::Registry::MaskContent => &self.mask_content,
             scenarios::Registry::RedactValue => &self.redact_value,
+            scenarios::Registry::Confined => &self.confined,
+            scenarios::Registry::ReadOnly => &self.read_only,
         }
     }
 }
@@ -175,6 +197,29 @@ pub(crate) struct Record {
     pub expect: Vec<Expect>,
 }
 
+/// The sandbox as the header shows it: the policy, and what the kernel
+/// enforces of it here (or why it cannot).
+fn sandbox_line(policy: &toolprism_tools::sandbox::SandboxPolicy) -> String {
+    use toolprism_tools::sandbox::Confinement;
+    let root = std::env::temp_dir();
+    match Confinement::prepare(policy, &root) {
+        Ok(c) if c.is_confined() => {
+            let e = c.enforcement();
+            let scoped = if e.scoped { ", signals scoped" } else { "" };
+            format!(
+                "{} (Landlock ABI {}{scoped}, seccomp)",
+                policy.summary(),
+                e.landlock_abi.unwrap_or(0)
+            )
+        }
+        Ok(_) => format!("{} (nothing confined)", policy.summary()),
+        Err(why) => format!(
+            "{} (cannot be enforced here: {why}; bash refuses to run)",
+            policy.summary()
+        ),
+    }
+}
+
 /// Runs the showcase. Human output (or JSON lines) goes to `out`; in JSON
 /// mode the report goes to `report`. Returns whether every check passed.
 pub async fn run(
@@ -182,7 +227,7 @@ pub async fn run(
     out: &mut dyn Write,
     report: &mut dyn Write,
 ) -> io::Result<bool> {
-    let fixtures = Fixtures::build()?;
+    let fixtures = Fixtures::build(options.sandbox.clone())?;
     let (log_path, spill_dir) = log_paths(options)?;
     let registries = Registries::build(&fixtures, &log_path, &spill_dir)?;
     let selected: Vec<Scenario> = scenarios::all(&fixtures)
@@ -208,6 +253,11 @@ pub async fn run(
         fixtures.database.display()
     )?;
     writeln!(human, "  server     {}", fixtures.server.url("/"))?;
+    writeln!(
+        human,
+        "  sandbox    {}",
+        sandbox_line(fixtures.workspace.sandbox())
+    )?;
     writeln!(human, "  log        {}", log_path.display())?;
     writeln!(
         human,
@@ -643,6 +693,7 @@ mod tests {
                 scenario: Some("bash".into()),
                 json: true,
                 log: Some("/tmp/x.jsonl".into()),
+                sandbox: Default::default(),
             })
         );
         assert!(

@@ -14,6 +14,11 @@ pub enum Registry {
     MaskContent,
     /// `sql_query` with the phone-column redaction policy.
     RedactValue,
+    /// `bash` and `write` under the default sandbox (`workspace-write`,
+    /// network off), whatever `--sandbox` says.
+    Confined,
+    /// `bash` and `write` under `read-only`.
+    ReadOnly,
 }
 
 /// Something a call must show; checked right after it.
@@ -107,11 +112,12 @@ console.log(`${rust.paths.length} Rust files, ${todos.matches.length} TODOs`);
 return { todos: todos.matches.length, late, first: first.path, lines: first.lines.map((l) => l.text) };"#;
 
 /// The names of every scenario, in order.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "read",
     "grep",
     "glob",
     "bash",
+    "sandbox",
     "edit",
     "web_fetch",
     "sql_query",
@@ -208,6 +214,7 @@ pub fn all(fixtures: &Fixtures) -> Vec<Scenario> {
                 ),
             ],
         },
+        sandbox(fixtures),
         Scenario {
             name: "edit",
             about: "edit and write; diff cards with 3 lines of context from `similar`",
@@ -343,4 +350,85 @@ pub fn all(fixtures: &Fixtures) -> Vec<Scenario> {
             )],
         },
     ]
+}
+
+/// The `sandbox` scenario: what the kernel refuses a command, and the file
+/// tools in `read-only` mode. Where this machine's kernel cannot enforce
+/// the sandbox, every `bash` call is `SANDBOX_UNAVAILABLE` instead, and
+/// the scenario says so.
+fn sandbox(fixtures: &Fixtures) -> Scenario {
+    use Expect::*;
+    let enforced = toolprism_tools::sandbox::Confinement::prepare(
+        &toolprism_tools::sandbox::SandboxPolicy::default(),
+        fixtures.workspace.root(),
+    )
+    .is_ok();
+    let refused = |more: &[&str]| -> Vec<Expect> {
+        if !enforced {
+            return vec![Error("SANDBOX_UNAVAILABLE")];
+        }
+        let mut expect = vec![
+            Success,
+            ResultCard("terminal"),
+            ContentHas("[sandbox:".into()),
+        ];
+        expect.extend(more.iter().map(|m| ContentHas((*m).into())));
+        expect
+    };
+    let port = fixtures
+        .server
+        .url("/")
+        .split(':')
+        .nth(2)
+        .unwrap_or("80")
+        .trim_end_matches('/')
+        .to_owned();
+    let bash = |registry, command: String, note, expect| Call {
+        registry,
+        tool: "bash",
+        args: json!({ "command": command }),
+        note,
+        expect,
+    };
+    Scenario {
+        name: "sandbox",
+        about: "bash confined by the kernel (Landlock, seccomp), a chosen environment, the file tools under the same policy",
+        calls: vec![
+            bash(
+                Registry::Confined,
+                "echo changed >> ../outside.txt; touch ~/.toolprism-showcase; echo kept > inside.txt && cat inside.txt".to_owned(),
+                "workspace-write: writes outside the root are refused, inside it they land; the model is told",
+                refused(&["Permission denied", "kept"]),
+            ),
+            bash(
+                Registry::Confined,
+                format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+                "the network is off: even the showcase's own server on 127.0.0.1 is out of reach",
+                refused(&["Operation not permitted", "the network is off"]),
+            ),
+            bash(
+                Registry::Confined,
+                "env | cut -d= -f1 | sort | tr '\\n' ' '".to_owned(),
+                "a chosen environment: PATH, HOME, LANG… but none of the CARGO_* variables `cargo run` set",
+                if enforced {
+                    vec![Success, ContentHas("PATH".into()), ContentLacks("CARGO_PKG".into())]
+                } else {
+                    vec![Error("SANDBOX_UNAVAILABLE")]
+                },
+            ),
+            bash(
+                Registry::ReadOnly,
+                "echo no > new-in-read-only.txt".to_owned(),
+                "read-only: not even the root is writable",
+                refused(&["read-only mode"]),
+            ),
+            Call {
+                registry: Registry::ReadOnly,
+                tool: "write",
+                args: json!({"path": "notes/plan.md", "content": "no"}),
+                note: "read-only: the file tools refuse too, with their own code",
+                expect: vec![Error("SANDBOX_DENIED")],
+            },
+        ],
+    }
 }

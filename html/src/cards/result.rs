@@ -147,16 +147,33 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
 fn result_facts(out: &mut String, card: &ResultCard) {
     match card {
         ResultCard::Generic(_) => {}
-        ResultCard::Terminal(t) => match &t.status {
-            Some(ExitStatus::Code(code)) => {
-                let class = if *code == 0 { "good exit" } else { "bad exit" };
-                chip(out, class, &format!("exit code {code}"));
+        ResultCard::Terminal(t) => {
+            match &t.status {
+                Some(ExitStatus::Code(code)) => {
+                    let class = if *code == 0 { "good exit" } else { "bad exit" };
+                    chip(out, class, &format!("exit code {code}"));
+                }
+                Some(ExitStatus::Signal(signal)) => {
+                    chip(out, "bad signal", &format!("killed by {signal}"))
+                }
+                None => chip(out, "muted exit", "no exit status"),
             }
-            Some(ExitStatus::Signal(signal)) => {
-                chip(out, "bad signal", &format!("killed by {signal}"))
+            if let Some(sandbox) = &t.sandbox {
+                let network = if sandbox.network {
+                    "network on"
+                } else {
+                    "network off"
+                };
+                chip(
+                    out,
+                    "muted sandbox",
+                    &format!("sandbox: {}, {network}", sandbox.mode),
+                );
+                if sandbox.denied {
+                    chip(out, "warn sandbox", "the sandbox may have stopped it");
+                }
             }
-            None => chip(out, "muted exit", "no exit status"),
-        },
+        }
         ResultCard::Diff(DiffResult { diffs, .. }) => {
             let (added, removed) = diff_counts(diffs);
             chip(out, "add", &format!("+{}", thousands(added as u64)));

@@ -225,11 +225,11 @@ impl Tool for Shell {
 
     fn present_result(_: &ShellArgs, result: &ToolResult<ShellMeta>) -> Option<ResultCard> {
         // Drawn for failures too: output only, no status.
-        Some(ResultCard::Terminal(TerminalResult {
-            title: None,
-            output: Some(content_text(&result.content)),
-            status: result.meta.as_ref().map(|m| ExitStatus::Code(m.exit_code)),
-        }))
+        Some(ResultCard::Terminal(TerminalResult::new(
+            None,
+            Some(content_text(&result.content)),
+            result.meta.as_ref().map(|m| ExitStatus::Code(m.exit_code)),
+        )))
     }
 }
 
@@ -424,11 +424,11 @@ impl Tool for Panicky {
         if meta.mode.contains("result") {
             panic!("present_result panics on purpose");
         }
-        Some(ResultCard::Terminal(TerminalResult {
-            title: Some(meta.mode.clone()),
-            output: None,
-            status: Some(ExitStatus::Signal("SIGTERM".into())),
-        }))
+        Some(ResultCard::Terminal(TerminalResult::new(
+            Some(meta.mode.clone()),
+            None,
+            Some(ExitStatus::Signal("SIGTERM".into())),
+        )))
     }
 }
 

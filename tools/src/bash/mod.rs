@@ -31,6 +31,30 @@
 //!   future kills the tree; the waiting is done by threads that read the
 //!   pipes, never by the runtime's workers.
 //!
+//! ## The sandbox
+//!
+//! Every command runs under the [`SandboxPolicy`] of the tool's
+//! [`Workspace`] (`workspace-write` with the network off by default),
+//! enforced by the kernel in the command's own process before `bash` is
+//! executed, and inherited by everything it starts: see
+//! [`toolprism_sandbox`] for what is enforced on which kernel. The command
+//! starts from a chosen environment ([`toolprism_sandbox::BASE_ENV`], `LC_*`
+//! and the names the policy passes), never the server's whole one, and in
+//! its working directory opened beneath the root's descriptor.
+//!
+//! - Where the kernel cannot enforce the policy, nothing runs: the call is
+//!   `SANDBOX_UNAVAILABLE`, with the reason.
+//! - A result that looks like the sandbox stopped the command (a refused
+//!   write or socket, death by `SIGSYS`) gets a `[sandbox: …]` marker that
+//!   tells the model so and not to work around it.
+//! - The value, meta and the terminal card carry the mode and whether the
+//!   network was on, so the card (live or replayed) shows them.
+//! - [`EscalatingBashTool`] (from [`BashTool::with_escalation`], for a
+//!   registry that can ask a person) also takes `escalate`: one command run
+//!   with a wider mode, after the user approved it with its justification;
+//!   a denial is `NOT_APPROVED` and nothing runs. [`BashTool`] offers no
+//!   such field.
+//!
 //! ## What holds where
 //!
 //! `bash -c <command>` is not the tool's child: its child is a small
@@ -84,12 +108,17 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
-use toolprism::card::{ExitStatus as CardExitStatus, ResultCard, TerminalCall, TerminalResult};
+use toolprism::card::{
+    ExitStatus as CardExitStatus, ResultCard, TerminalCall, TerminalResult, TerminalSandbox,
+};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolResult, tool};
+use toolprism_sandbox::{
+    Confinement, SANDBOX_UNAVAILABLE, SandboxMode, SandboxPolicy, environment, likely_denied,
+};
 
 use crate::text::{ellipsize, lossy_head};
-use crate::workspace::Workspace;
-use process::{ProcessTree, read_status};
+use crate::workspace::{OpenFor, Want, Workspace};
+use process::{Launch, ProcessTree, read_status};
 
 /// Bytes kept of each stream.
 pub const MAX_STREAM_BYTES: usize = 16 * 1024;
@@ -114,6 +143,127 @@ pub struct BashArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 120000))]
     pub timeout_ms: Option<u64>,
+}
+
+/// Arguments of `bash` when the registry can ask a person
+/// ([`EscalatingBashTool`]): [`BashArgs`] and an optional request for a
+/// wider sandbox.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EscalatingBashArgs {
+    /// The command line, run with `bash -c`.
+    pub command: String,
+    /// What the command is for, in a few words (shown to the user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The working directory, relative to the workspace root. Default: the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Kill the command after this many milliseconds. Default 10000, at most 120000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 120000))]
+    pub timeout_ms: Option<u64>,
+    /// Only after the sandbox stopped this command: ask the user to run
+    /// this one command with more access. The user sees the command and
+    /// the justification and decides; nothing runs if they refuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate: Option<Escalation>,
+}
+
+impl EscalatingBashArgs {
+    fn split(self) -> (BashArgs, Option<Escalation>) {
+        (
+            BashArgs {
+                command: self.command,
+                description: self.description,
+                cwd: self.cwd,
+                timeout_ms: self.timeout_ms,
+            },
+            self.escalate,
+        )
+    }
+}
+
+/// A request to run one command with a wider sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Escalation {
+    /// The mode to run this one command in.
+    pub mode: WiderMode,
+    /// Also turn the network on for this one command.
+    #[serde(default)]
+    pub network: bool,
+    /// Why the command needs it, in one sentence for the user.
+    #[schemars(length(min = 1, max = 500))]
+    pub justification: String,
+}
+
+/// A mode a command may ask to be run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WiderMode {
+    /// Write in the workspace and the temp directories too.
+    WorkspaceWrite,
+    /// Nothing confined.
+    FullAccess,
+}
+
+impl From<WiderMode> for SandboxMode {
+    fn from(mode: WiderMode) -> SandboxMode {
+        match mode {
+            WiderMode::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            WiderMode::FullAccess => SandboxMode::FullAccess,
+        }
+    }
+}
+
+/// The sandbox a command ran in, as its value and meta carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeName {
+    /// `read-only`.
+    ReadOnly,
+    /// `workspace-write`.
+    WorkspaceWrite,
+    /// `full-access`.
+    FullAccess,
+}
+
+impl From<SandboxMode> for ModeName {
+    fn from(mode: SandboxMode) -> ModeName {
+        match mode {
+            SandboxMode::ReadOnly => ModeName::ReadOnly,
+            SandboxMode::WorkspaceWrite => ModeName::WorkspaceWrite,
+            SandboxMode::FullAccess => ModeName::FullAccess,
+        }
+    }
+}
+
+impl ModeName {
+    fn mode(self) -> SandboxMode {
+        match self {
+            ModeName::ReadOnly => SandboxMode::ReadOnly,
+            ModeName::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            ModeName::FullAccess => SandboxMode::FullAccess,
+        }
+    }
+}
+
+/// How the sandbox stood for one command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxState {
+    /// The mode the command ran in.
+    pub mode: ModeName,
+    /// Whether the network was on.
+    pub network: bool,
+    /// Whether the result looks like the sandbox stopped something (a
+    /// refused write or socket, death by `SIGSYS`): a heuristic.
+    pub denied: bool,
+    /// Whether this run was wider than the policy, by an approved request.
+    pub widened: bool,
+    /// Whether the model may ask for a wider run (`escalate`).
+    pub can_escalate: bool,
 }
 
 /// One captured stream.
@@ -141,6 +291,8 @@ pub struct BashValue {
     pub stdout: Captured,
     /// Standard error.
     pub stderr: Captured,
+    /// The sandbox the command ran in.
+    pub sandbox: SandboxState,
 }
 
 /// The meta of `bash`: how the command ended, for the terminal card.
@@ -155,19 +307,51 @@ pub struct BashMeta {
     pub signal: Option<String>,
     /// Whether the timeout killed it.
     pub timed_out: bool,
+    /// The sandbox it ran in (absent in logs written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMeta>,
 }
 
-/// Runs commands inside its workspace (`Default`: the current directory).
+/// The sandbox in the meta of `bash`: what the terminal card shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxMeta {
+    /// The mode.
+    pub mode: ModeName,
+    /// Whether the network was on.
+    pub network: bool,
+    /// Whether the sandbox likely stopped something.
+    pub denied: bool,
+}
+
+/// Runs commands inside its workspace (`Default`: the current directory),
+/// confined by the workspace's sandbox policy.
 #[derive(Debug, Clone, Default)]
 pub struct BashTool {
     workspace: Workspace,
 }
 
 impl BashTool {
-    /// A `bash` whose commands start in `workspace`.
+    /// A `bash` whose commands start in `workspace`, under its sandbox.
     pub fn new(workspace: Workspace) -> Self {
         BashTool { workspace }
     }
+
+    /// The same tool, offering `escalate` (one command with a wider
+    /// sandbox, after a person approves it). Register it where the registry
+    /// can ask a person (a client that elicits, the terminal's prompt);
+    /// elsewhere every request is `NOT_APPROVED`.
+    pub fn with_escalation(self) -> EscalatingBashTool {
+        EscalatingBashTool {
+            workspace: self.workspace,
+        }
+    }
+}
+
+/// `bash` with `escalate`: see [`BashTool::with_escalation`].
+#[derive(Debug, Clone)]
+pub struct EscalatingBashTool {
+    workspace: Workspace,
 }
 
 /// Run a shell command with `bash -c` in the workspace (or `cwd` inside it).
@@ -185,133 +369,320 @@ impl BashTool {
 )]
 impl BashTool {
     async fn execute(&self, args: BashArgs, _cx: &ToolContext<'_>) -> Result<BashValue, ToolError> {
-        // A dropped call drops this future, and with it the process tree
-        // `run` owns: that kills it (see the module docs).
-        let cwd = self
-            .workspace
-            .resolve_existing(args.cwd.as_deref().unwrap_or("."))?;
-        if !cwd.is_dir() {
-            return Err(ToolError::new(format!(
-                "cwd \"{}\" is not a directory",
-                self.workspace.display(&cwd)
-            ))
-            .with_code("NOT_A_DIRECTORY"));
-        }
-        if args.command.trim().is_empty() {
-            return Err(ToolError::new("the command is empty").with_code("EMPTY_COMMAND"));
-        }
-        let timeout_ms = args
-            .timeout_ms
-            .unwrap_or(DEFAULT_TIMEOUT_MS)
-            .clamp(1, MAX_TIMEOUT_MS);
-        run(&args.command, &cwd, timeout_ms).await
+        execute(&self.workspace, args, None, false).await
     }
 
     fn render(_args: &BashArgs, value: &BashValue) -> Vec<ContentBlock> {
-        let (stdout, stdout_cut) = whole_lines(&value.stdout);
-        let (stderr, stderr_cut) = whole_lines(&value.stderr);
-        let mut output = stdout.to_owned();
-        if !stderr.is_empty() {
-            if !output.is_empty() && !output.ends_with('\n') {
-                output.push('\n');
-            }
-            output.push_str("[stderr]\n");
-            output.push_str(stderr);
-        }
-        if output.is_empty() {
-            output.push_str("(no output)");
-        }
-        let mut markers = Vec::new();
-        for (name, stream, cut) in [
-            ("stdout", &value.stdout, stdout_cut),
-            ("stderr", &value.stderr, stderr_cut),
-        ] {
-            if stream.truncated {
-                let partial = if cut {
-                    "; the line the cap split is left out"
-                } else {
-                    ""
-                };
-                markers.push(format!(
-                    "[{name} truncated: only the first {MAX_STREAM_BYTES} bytes were kept{partial}]"
-                ));
-            }
-        }
-        if value.timed_out {
-            markers.push(format!(
-                "[timed out after {} ms; every process it started was killed]",
-                value.timeout_ms
-            ));
-        }
-        match (&value.signal, value.exit_code) {
-            (Some(signal), _) => markers.push(format!("[killed by signal: {signal}]")),
-            (None, Some(code)) => markers.push(format!("[exit code: {code}]")),
-            (None, None) => {}
-        }
-        vec![
-            ContentBlock::text(output.trim_end().to_owned()),
-            ContentBlock::text(markers.join("\n")),
-        ]
+        render(value)
     }
 
     fn presentation_meta(_args: &BashArgs, value: &BashValue) -> BashMeta {
-        BashMeta {
-            exit_code: value.exit_code,
-            signal: value.signal.clone(),
-            timed_out: value.timed_out,
-        }
+        meta(value)
     }
 
     fn present_call(args: &BashArgs) -> CallCard {
-        CallCard::Terminal(TerminalCall {
-            title: args.command.clone(),
-            description: args.description.clone(),
-            cwd: Some(args.cwd.clone().unwrap_or_else(|| ".".to_owned())),
-        })
+        call_card(
+            &args.command,
+            args.description.as_deref(),
+            args.cwd.as_deref(),
+            None,
+        )
     }
 
     fn present_result(args: &BashArgs, result: &ToolResult<BashMeta>) -> Option<ResultCard> {
-        let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
-        let status = match (meta.exit_code, &meta.signal) {
-            (Some(_), Some(_)) => return None,
-            (Some(code), None) => Some(CardExitStatus::Code(code)),
-            (None, Some(signal)) => Some(CardExitStatus::Signal(signal.clone())),
-            (None, None) => None,
-        };
-        // The output as the model read it, without the last status line
-        // when it is the one the card's status already says (from meta):
-        // the other markers (truncation, timeout) stay, as text.
-        let said = match &status {
-            Some(CardExitStatus::Code(code)) => format!("[exit code: {code}]"),
-            Some(CardExitStatus::Signal(signal)) => format!("[killed by signal: {signal}]"),
-            None => String::new(),
-        };
-        let without_status = |text: &str| -> String {
-            match text.strip_suffix(said.as_str()) {
-                Some(rest) if !said.is_empty() && (rest.is_empty() || rest.ends_with('\n')) => {
-                    rest.strip_suffix('\n').unwrap_or(rest).to_owned()
-                }
-                _ => text.to_owned(),
-            }
-        };
-        let output = match result.content.as_slice() {
-            [
-                ContentBlock::Text { text: output },
-                ContentBlock::Text { text: markers },
-            ] if markers.starts_with('[') || markers.is_empty() => match without_status(markers) {
-                rest if rest.is_empty() => output.clone(),
-                rest => format!("{output}\n{rest}"),
-            },
-            // Rewritten content (spill's preview, a policy): the status
-            // line, when it is still last, is dropped the same way.
-            content => without_status(&toolprism::content_text(content)),
-        };
-        Some(ResultCard::Terminal(TerminalResult {
-            title: Some(ellipsize(&args.command, 120)),
-            output: Some(output),
-            status,
-        }))
+        result_card(&args.command, result)
     }
+}
+
+/// Run a shell command with `bash -c` in the workspace (or `cwd` inside it).
+/// Output is captured (16 KiB per stream); the command is killed after
+/// `timeoutMs` (default 10 s). The result ends with the exit code or the
+/// signal. Stdin is closed; do not start interactive programs. Commands run
+/// in a sandbox; when it stops one, the result says so, and `escalate` asks
+/// the user to run that one command with more access.
+#[tool(
+    name = "bash",
+    title = "Run a shell command",
+    kind = execute,
+    destructive,
+    open_world,
+    timeout_ms = 130000
+)]
+impl EscalatingBashTool {
+    async fn execute(
+        &self,
+        args: EscalatingBashArgs,
+        _cx: &ToolContext<'_>,
+    ) -> Result<BashValue, ToolError> {
+        // The pipeline asked the person first (`approval` below): reaching
+        // here with `escalate` means they approved this one call.
+        let (args, escalation) = args.split();
+        execute(&self.workspace, args, escalation, true).await
+    }
+
+    fn approval(args: &EscalatingBashArgs) -> Option<String> {
+        let escalation = args.escalate.as_ref()?;
+        let mode = SandboxMode::from(escalation.mode);
+        let network = if escalation.network {
+            ", the network on"
+        } else {
+            ""
+        };
+        Some(format!(
+            "Let the agent run `{}` with the sandbox widened to {mode}{network}? It says: {}",
+            ellipsize(&args.command, 200),
+            ellipsize(&escalation.justification, 300)
+        ))
+    }
+
+    fn render(_args: &EscalatingBashArgs, value: &BashValue) -> Vec<ContentBlock> {
+        render(value)
+    }
+
+    fn presentation_meta(_args: &EscalatingBashArgs, value: &BashValue) -> BashMeta {
+        meta(value)
+    }
+
+    fn present_call(args: &EscalatingBashArgs) -> CallCard {
+        call_card(
+            &args.command,
+            args.description.as_deref(),
+            args.cwd.as_deref(),
+            args.escalate.as_ref(),
+        )
+    }
+
+    fn present_result(
+        args: &EscalatingBashArgs,
+        result: &ToolResult<BashMeta>,
+    ) -> Option<ResultCard> {
+        result_card(&args.command, result)
+    }
+}
+
+/// One call of either tool: the policy (widened by an approved request),
+/// the working directory opened beneath the root, the confinement prepared
+/// (or `SANDBOX_UNAVAILABLE`), then the run.
+async fn execute(
+    workspace: &Workspace,
+    args: BashArgs,
+    escalation: Option<Escalation>,
+    can_escalate: bool,
+) -> Result<BashValue, ToolError> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::new("the command is empty").with_code("EMPTY_COMMAND"));
+    }
+    let cwd_arg = args.cwd.as_deref().unwrap_or(".");
+    let (cwd, cwd_dir) = workspace
+        .opened(cwd_arg, Want::Existing, |resolved| {
+            workspace.open_resolved(resolved, OpenFor::Dir)
+        })
+        .map_err(|e| {
+            if e.message().contains("Not a directory") {
+                ToolError::new(format!(
+                    "cwd \"{}\" is not a directory",
+                    ellipsize(cwd_arg, 300)
+                ))
+                .with_code("NOT_A_DIRECTORY")
+            } else {
+                e
+            }
+        })?;
+    let policy = match &escalation {
+        Some(request) => workspace
+            .sandbox()
+            .widened(request.mode.into(), request.network),
+        None => workspace.sandbox().clone(),
+    };
+    let confinement = Confinement::prepare(&policy, workspace.root())
+        .map_err(|why| unavailable(&policy, &why))?;
+    let timeout_ms = args
+        .timeout_ms
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
+        .clamp(1, MAX_TIMEOUT_MS);
+    let launch = Launch {
+        command: &args.command,
+        cwd: cwd_dir.into(),
+        env: environment(&policy, std::env::vars_os()),
+        confinement,
+    };
+    let _ = cwd;
+    let mut value = run(launch, timeout_ms, &policy).await?;
+    value.sandbox.widened = policy.is_wider_than(workspace.sandbox());
+    value.sandbox.can_escalate = can_escalate;
+    Ok(value)
+}
+
+/// The error of a call that cannot run confined: nothing ran.
+fn unavailable(policy: &SandboxPolicy, why: &toolprism_sandbox::Unavailable) -> ToolError {
+    ToolError::new(format!(
+        "bash cannot run here: the sandbox ({}) cannot be enforced on this machine: {why}. Nothing ran. \
+         Do not retry; tell the user. The person running the server can give the kernel what it needs, \
+         or choose to run commands unconfined (`--sandbox full-access`, or SandboxMode::FullAccess on the workspace)",
+        policy.summary()
+    ))
+    .with_code(SANDBOX_UNAVAILABLE)
+}
+
+/// What the model reads of a command's value.
+fn render(value: &BashValue) -> Vec<ContentBlock> {
+    let (stdout, stdout_cut) = whole_lines(&value.stdout);
+    let (stderr, stderr_cut) = whole_lines(&value.stderr);
+    let mut output = stdout.to_owned();
+    if !stderr.is_empty() {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str("[stderr]\n");
+        output.push_str(stderr);
+    }
+    if output.is_empty() {
+        output.push_str("(no output)");
+    }
+    let mut markers = Vec::new();
+    for (name, stream, cut) in [
+        ("stdout", &value.stdout, stdout_cut),
+        ("stderr", &value.stderr, stderr_cut),
+    ] {
+        if stream.truncated {
+            let partial = if cut {
+                "; the line the cap split is left out"
+            } else {
+                ""
+            };
+            markers.push(format!(
+                "[{name} truncated: only the first {MAX_STREAM_BYTES} bytes were kept{partial}]"
+            ));
+        }
+    }
+    if value.timed_out {
+        markers.push(format!(
+            "[timed out after {} ms; every process it started was killed]",
+            value.timeout_ms
+        ));
+    }
+    if value.sandbox.denied {
+        markers.push(sandbox_marker(&value.sandbox));
+    }
+    match (&value.signal, value.exit_code) {
+        (Some(signal), _) => markers.push(format!("[killed by signal: {signal}]")),
+        (None, Some(code)) => markers.push(format!("[exit code: {code}]")),
+        (None, None) => {}
+    }
+    vec![
+        ContentBlock::text(output.trim_end().to_owned()),
+        ContentBlock::text(markers.join("\n")),
+    ]
+}
+
+/// The marker of a command the sandbox likely stopped.
+fn sandbox_marker(state: &SandboxState) -> String {
+    let mode = state.mode.mode();
+    let network = if state.network {
+        "the network is on"
+    } else {
+        "the network is off"
+    };
+    let ask = if state.can_escalate && mode != SandboxMode::FullAccess {
+        " If the task truly needs it, call bash again with `escalate` ({\"mode\": \"workspace-write\" or \"full-access\", \"network\": true|false, \"justification\": \"…\"}): the user decides."
+    } else {
+        ""
+    };
+    format!(
+        "[sandbox: the sandbox may have stopped this command ({mode} mode: {}; {network}); do not try to work around it.{ask}]",
+        mode.writes()
+    )
+}
+
+fn meta(value: &BashValue) -> BashMeta {
+    BashMeta {
+        exit_code: value.exit_code,
+        signal: value.signal.clone(),
+        timed_out: value.timed_out,
+        sandbox: Some(SandboxMeta {
+            mode: value.sandbox.mode,
+            network: value.sandbox.network,
+            denied: value.sandbox.denied,
+        }),
+    }
+}
+
+fn call_card(
+    command: &str,
+    description: Option<&str>,
+    cwd: Option<&str>,
+    escalation: Option<&Escalation>,
+) -> CallCard {
+    let description = match (description, escalation) {
+        (d, None) => d.map(str::to_owned),
+        (d, Some(e)) => {
+            let asked = format!(
+                "asks for {}{}: {}",
+                SandboxMode::from(e.mode),
+                if e.network { " with the network" } else { "" },
+                e.justification
+            );
+            Some(match d {
+                Some(d) => format!("{d} ({asked})"),
+                None => asked,
+            })
+        }
+    };
+    CallCard::Terminal(TerminalCall {
+        title: command.to_owned(),
+        description,
+        cwd: Some(cwd.unwrap_or(".").to_owned()),
+    })
+}
+
+/// The terminal result card: the status from meta, never parsed back out
+/// of the text, and the output the model read without the status line the
+/// card already shows.
+fn result_card(command: &str, result: &ToolResult<BashMeta>) -> Option<ResultCard> {
+    let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
+    let status = match (meta.exit_code, &meta.signal) {
+        (Some(_), Some(_)) => return None,
+        (Some(code), None) => Some(CardExitStatus::Code(code)),
+        (None, Some(signal)) => Some(CardExitStatus::Signal(signal.clone())),
+        (None, None) => None,
+    };
+    // The output as the model read it, without the last status line
+    // when it is the one the card's status already says (from meta):
+    // the other markers (truncation, timeout) stay, as text.
+    let said = match &status {
+        Some(CardExitStatus::Code(code)) => format!("[exit code: {code}]"),
+        Some(CardExitStatus::Signal(signal)) => format!("[killed by signal: {signal}]"),
+        None => String::new(),
+    };
+    let without_status = |text: &str| -> String {
+        match text.strip_suffix(said.as_str()) {
+            Some(rest) if !said.is_empty() && (rest.is_empty() || rest.ends_with('\n')) => {
+                rest.strip_suffix('\n').unwrap_or(rest).to_owned()
+            }
+            _ => text.to_owned(),
+        }
+    };
+    let output = match result.content.as_slice() {
+        [
+            ContentBlock::Text { text: output },
+            ContentBlock::Text { text: markers },
+        ] if markers.starts_with('[') || markers.is_empty() => match without_status(markers) {
+            rest if rest.is_empty() => output.clone(),
+            rest => format!("{output}\n{rest}"),
+        },
+        // Rewritten content (spill's preview, a policy): the status
+        // line, when it is still last, is dropped the same way.
+        content => without_status(&toolprism::content_text(content)),
+    };
+    let mut card = TerminalResult::new(Some(ellipsize(command, 120)), Some(output), status);
+    if let Some(sandbox) = &meta.sandbox {
+        card = card.with_sandbox(TerminalSandbox::new(
+            sandbox.mode.mode().as_str(),
+            sandbox.network,
+            sandbox.denied,
+        ));
+    }
+    Some(ResultCard::Terminal(card))
 }
 
 /// The text of a captured stream to show: when the cap cut it, up to its
@@ -361,12 +732,13 @@ fn capture(mut stream: impl Read + Send + 'static) -> oneshot::Receiver<Captured
 const PIPE_GRACE: Duration = Duration::from_secs(2);
 
 async fn run(
-    command: &str,
-    cwd: &std::path::Path,
+    launch: Launch<'_>,
     timeout_ms: u64,
+    policy: &SandboxPolicy,
 ) -> Result<BashValue, ToolError> {
-    let started = ProcessTree::spawn(command, cwd).map_err(|e| {
-        ToolError::new(format!("could not start bash: {e}")).with_code("SPAWN_FAILED")
+    let started = ProcessTree::spawn(launch).map_err(|e| match Confinement::spawn_error(&e) {
+        Some(why) => unavailable(policy, &why),
+        None => ToolError::new(format!("could not start bash: {e}")).with_code("SPAWN_FAILED"),
     })?;
     // Owned by this future: dropped (and the tree killed) if the call is.
     let mut tree = started.tree;
@@ -394,15 +766,38 @@ async fn run(
         text: String::new(),
         truncated: false,
     };
-    let stdout = tokio::time::timeout(PIPE_GRACE, stdout).await;
-    let stderr = tokio::time::timeout(PIPE_GRACE, stderr).await;
+    let stdout = tokio::time::timeout(PIPE_GRACE, stdout)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_else(empty);
+    let stderr = tokio::time::timeout(PIPE_GRACE, stderr)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_else(empty);
+    let denied = !timed_out
+        && likely_denied(
+            policy,
+            status.code(),
+            status.signal(),
+            &stdout.text,
+            &stderr.text,
+        );
     Ok(BashValue {
         exit_code: status.code(),
         signal: status.signal().map(signal_name),
         timed_out,
         timeout_ms,
-        stdout: stdout.ok().and_then(Result::ok).unwrap_or_else(empty),
-        stderr: stderr.ok().and_then(Result::ok).unwrap_or_else(empty),
+        stdout,
+        stderr,
+        sandbox: SandboxState {
+            mode: policy.mode().into(),
+            network: policy.network(),
+            denied,
+            widened: false,
+            can_escalate: false,
+        },
     })
 }
 
@@ -424,6 +819,7 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGPIPE => "SIGPIPE",
         libc::SIGALRM => "SIGALRM",
         libc::SIGTERM => "SIGTERM",
+        libc::SIGSYS => "SIGSYS",
         _ => return format!("SIG{signal}"),
     };
     name.to_owned()

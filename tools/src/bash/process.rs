@@ -11,14 +11,16 @@
 //!
 //! What this guarantees on each system is in the [`bash`](super) module docs.
 
+use std::ffi::OsString;
 use std::io::{self, Read};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+
 use std::time::Duration;
 #[cfg(target_os = "linux")]
 use std::time::Instant;
+use toolprism_sandbox::Confinement;
 
 /// How long [`ProcessTree::kill_all`] keeps killing a tree that keeps
 /// growing before it gives up.
@@ -42,21 +44,43 @@ pub(crate) struct Started {
     pub(crate) status: io::PipeReader,
 }
 
+/// What to start: the command, where, with which environment, confined how.
+#[derive(Debug)]
+pub(crate) struct Launch<'a> {
+    /// The command line, for `bash -c`.
+    pub(crate) command: &'a str,
+    /// The working directory, opened (beneath the workspace root).
+    pub(crate) cwd: OwnedFd,
+    /// The whole environment of the command.
+    pub(crate) env: Vec<(OsString, OsString)>,
+    /// Entered by the command's process before it executes `bash`.
+    pub(crate) confinement: Confinement,
+}
+
 impl ProcessTree {
-    /// Starts `bash -c <command>` in `cwd` under a supervisor, stdin closed,
-    /// stdout and stderr piped.
-    pub(crate) fn spawn(command: &str, cwd: &Path) -> io::Result<Started> {
+    /// Starts `bash -c <command>` under a supervisor, in the opened working
+    /// directory, with exactly the given environment, confined; stdin
+    /// closed, stdout and stderr piped.
+    pub(crate) fn spawn(launch: Launch<'_>) -> io::Result<Started> {
         let (status, status_writer) = io::pipe()?;
         let status_fd = status_writer.as_raw_fd();
         let mut cmd = Command::new("bash");
         cmd.arg("-c")
-            .arg(command)
-            .current_dir(cwd)
+            .arg(launch.command)
+            .env_clear()
+            .envs(launch.env)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        sys::supervise_before_exec(&mut cmd, status_fd);
+        // The descriptor stays open in this process until `spawn` returns;
+        // the child enters it with `fchdir` (it is close-on-exec).
+        sys::supervise_before_exec(
+            &mut cmd,
+            status_fd,
+            launch.cwd.as_raw_fd(),
+            launch.confinement,
+        );
         let mut child = cmd.spawn()?;
         drop(status_writer);
         let pid = i32::try_from(child.id()).map_err(io::Error::other)?;
@@ -192,23 +216,31 @@ mod sys {
     use std::os::fd::RawFd;
     use std::process::Command;
 
-    use super::{CommandExt, io};
+    use super::{CommandExt, Confinement, io};
 
     /// Makes the forked child a supervisor before `Command` execs: it forks
     /// the process that goes on to exec `bash`, and itself never returns.
-    pub(super) fn supervise_before_exec(cmd: &mut Command, status_fd: RawFd) {
+    /// That process enters `cwd` and the confinement first.
+    pub(super) fn supervise_before_exec(
+        cmd: &mut Command,
+        status_fd: RawFd,
+        cwd: RawFd,
+        mut confinement: Confinement,
+    ) {
         // SAFETY: the closure runs in the child between fork and exec, where
         // only async-signal-safe functions may be called. It calls only
         // `prctl`, `signal`, `fork`, `close`, `close_range` (via `syscall`),
-        // `waitpid`, `write` and `_exit`, allocates nothing, takes no lock,
-        // and touches no memory but its stack and the captured fd number.
+        // `waitpid`, `write`, `fchdir` and `_exit`, and the confinement's
+        // `enter` (system calls on what was prepared before the fork, its
+        // contract); it allocates nothing, takes no lock, and touches no
+        // memory but its stack and what the closure captured.
         unsafe {
-            cmd.pre_exec(move || supervise(status_fd));
+            cmd.pre_exec(move || supervise(status_fd, cwd, &mut confinement));
         }
     }
 
     /// Runs in the forked child; see [`supervise_before_exec`].
-    fn supervise(status_fd: RawFd) -> io::Result<()> {
+    fn supervise(status_fd: RawFd, cwd: RawFd, confinement: &mut Confinement) -> io::Result<()> {
         // SAFETY (whole function): see `supervise_before_exec`. Every call
         // is a plain system call on values owned by this process.
         unsafe {
@@ -229,9 +261,13 @@ mod sys {
                 return Err(io::Error::last_os_error());
             }
             if command == 0 {
-                // The command: `Command` execs bash here. The status pipe is
-                // close-on-exec.
-                return Ok(());
+                // The command: into its directory and its sandbox, then
+                // `Command` execs bash. The status pipe is close-on-exec. An
+                // error here reaches `spawn` through `Command`'s own pipe.
+                if libc::fchdir(cwd) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                return confinement.enter();
             }
             close_all_but(status_fd);
             let mut reported = false;
@@ -328,15 +364,28 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolprism_sandbox::{SandboxMode, SandboxPolicy};
+
+    /// `command` in `dir`, under `mode`.
+    fn launch<'a>(command: &'a str, dir: &std::path::Path, mode: SandboxMode) -> Launch<'a> {
+        let policy = SandboxPolicy::new(mode);
+        Launch {
+            command,
+            cwd: std::fs::File::open(dir).unwrap().into(),
+            env: toolprism_sandbox::environment(&policy, std::env::vars_os()),
+            confinement: Confinement::prepare(&policy, dir).unwrap(),
+        }
+    }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn the_tree_holds_what_escapes_the_group_and_kill_all_ends_it() {
         let dir = tempfile::tempdir().unwrap();
-        let mut started = ProcessTree::spawn(
+        let mut started = ProcessTree::spawn(launch(
             "setsid sleep 30 & (sleep 30 &) ; nohup sleep 30 >/dev/null 2>&1 & sleep 30",
             dir.path(),
-        )
+            SandboxMode::WorkspaceWrite,
+        ))
         .unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while linux::descendants(started.tree.pid).len() < 5 && Instant::now() < deadline {
@@ -360,14 +409,24 @@ mod tests {
     #[test]
     fn the_status_is_the_commands_own() {
         let dir = tempfile::tempdir().unwrap();
-        let mut started = ProcessTree::spawn("exit 7", dir.path()).unwrap();
-        assert_eq!(read_status(started.status).and_then(|s| s.code()), Some(7));
-        started.tree.kill_all();
+        for mode in [SandboxMode::FullAccess, SandboxMode::ReadOnly] {
+            let mut started = ProcessTree::spawn(launch("exit 7", dir.path(), mode)).unwrap();
+            assert_eq!(read_status(started.status).and_then(|s| s.code()), Some(7));
+            started.tree.kill_all();
+        }
     }
 
     #[test]
-    fn a_missing_cwd_fails_to_spawn() {
+    fn the_command_starts_in_the_opened_directory_even_once_it_moved() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(ProcessTree::spawn("true", &dir.path().join("nope")).is_err());
+        std::fs::create_dir(dir.path().join("here")).unwrap();
+        let launched = launch("pwd", &dir.path().join("here"), SandboxMode::FullAccess);
+        // Renamed after it was opened: the descriptor still names it.
+        std::fs::rename(dir.path().join("here"), dir.path().join("moved")).unwrap();
+        let mut started = ProcessTree::spawn(launched).unwrap();
+        let mut out = String::new();
+        started.stdout.read_to_string(&mut out).unwrap();
+        started.tree.kill_all();
+        assert!(out.trim_end().ends_with("/moved"), "{out}");
     }
 }

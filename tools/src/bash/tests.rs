@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::*;
+use toolprism::card::TerminalSandbox;
 use toolprism::{CallOptions, CancellationToken, Registry, ToolCall, ToolOutcome};
 
 fn setup() -> (tempfile::TempDir, Registry) {
@@ -54,7 +55,8 @@ async fn exit_codes_streams_and_cwd() {
     );
     assert_eq!(
         out.meta().unwrap(),
-        &serde_json::json!({"exitCode": 3, "timedOut": false})
+        &serde_json::json!({"exitCode": 3, "timedOut": false,
+            "sandbox": {"mode": "workspace-write", "network": false, "denied": false}})
     );
     let card = terminal(&out);
     assert_eq!(card.status, Some(CardExitStatus::Code(3)));
@@ -97,7 +99,8 @@ async fn a_timeout_kills_the_whole_tree() {
     assert_eq!(v.signal.as_deref(), Some("SIGKILL"));
     assert_eq!(
         out.meta().unwrap(),
-        &serde_json::json!({"signal": "SIGKILL", "timedOut": true})
+        &serde_json::json!({"signal": "SIGKILL", "timedOut": true,
+            "sandbox": {"mode": "workspace-write", "network": false, "denied": false}})
     );
     assert!(
         out.content()[1]
@@ -126,6 +129,7 @@ async fn output_is_capped_and_the_status_survives_rewritten_content() {
             exit_code: Some(2),
             signal: None,
             timed_out: false,
+            sandbox: None,
         }),
     };
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &rewritten) else {
@@ -349,6 +353,7 @@ fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
             exit_code: Some(0),
             signal: None,
             timed_out: false,
+            sandbox: None,
         }),
     };
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &spilled) else {
@@ -374,6 +379,7 @@ fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
             exit_code: None,
             signal: Some("SIGKILL".into()),
             timed_out: true,
+            sandbox: None,
         }),
     };
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &timed) else {
@@ -383,4 +389,139 @@ fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
         card.output.as_deref(),
         Some("(no output)\n[timed out after 300 ms; every process it started was killed]")
     );
+}
+
+/// A person at the other end: approves or not, and keeps every question.
+struct Person {
+    yes: bool,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl toolprism::client::Client for Person {
+    fn approve(
+        &self,
+        request: toolprism::client::ApprovalRequest,
+    ) -> toolprism::client::ClientFuture<'_, bool> {
+        self.asked.lock().unwrap().push(request.question);
+        let yes = self.yes;
+        Box::pin(async move { Ok(yes) })
+    }
+}
+
+fn read_only() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::new(dir.path())
+        .unwrap()
+        .with_sandbox(SandboxPolicy::new(SandboxMode::ReadOnly));
+    (dir, ws)
+}
+
+#[tokio::test]
+async fn the_marker_and_the_card_carry_the_sandbox() {
+    let (dir, ws) = read_only();
+    let registry = Registry::builder().tool(BashTool::new(ws)).build().unwrap();
+    let out = call(&registry, serde_json::json!({"command": "touch inside"})).await;
+    assert!(!dir.path().join("inside").exists());
+    let v = out.value_as::<BashValue>().unwrap();
+    assert_eq!(v.sandbox.mode, ModeName::ReadOnly);
+    assert!(v.sandbox.denied && !v.sandbox.network && !v.sandbox.can_escalate);
+    let markers = toolprism::content_text(&out.content()[1..]);
+    assert!(
+        markers.starts_with("[sandbox: the sandbox may have stopped this command (read-only mode: writing any file is refused; the network is off); do not try to work around it.]"),
+        "{markers}"
+    );
+    assert!(markers.ends_with("[exit code: 1]"), "{markers}");
+    assert!(!markers.contains("escalate"), "not offered: {markers}");
+    let card = terminal(&out);
+    assert_eq!(
+        card.sandbox,
+        Some(TerminalSandbox::new("read-only", false, true))
+    );
+    // The card keeps the marker (only the exit status line is the card's).
+    assert!(card.output.as_deref().unwrap().contains("[sandbox:"));
+    // A command that did nothing wrong has no marker.
+    let out = call(&registry, serde_json::json!({"command": "echo fine"})).await;
+    assert!(!toolprism::content_text(out.content()).contains("[sandbox:"));
+    assert_eq!(
+        terminal(&out).sandbox,
+        Some(TerminalSandbox::new("read-only", false, false))
+    );
+}
+
+#[tokio::test]
+async fn escalation_is_asked_and_widens_one_call_only() {
+    let (dir, ws) = read_only();
+    let registry = Registry::builder()
+        .tool(BashTool::new(ws).with_escalation())
+        .build()
+        .unwrap();
+    let schema = &registry.definition("bash").unwrap().input_schema;
+    assert!(schema["properties"]["escalate"].is_object(), "{schema}");
+    let run = |person: Option<Arc<Person>>, args: serde_json::Value| {
+        let registry = &registry;
+        async move {
+            let mut options = CallOptions::new();
+            if let Some(person) = person {
+                options = options.with_client(person);
+            }
+            registry
+                .call_with(ToolCall::new("c", "bash", args.to_string()), &options)
+                .await
+        }
+    };
+    let escalated = |file: &str| {
+        serde_json::json!({"command": format!("touch {file}"), "escalate": {
+            "mode": "workspace-write", "justification": "the build writes its output"}})
+    };
+    // Refused first, and told that it may ask.
+    let yes = Arc::new(Person {
+        yes: true,
+        asked: Default::default(),
+    });
+    let out = run(
+        Some(yes.clone()),
+        serde_json::json!({"command": "touch first"}),
+    )
+    .await;
+    assert!(!dir.path().join("first").exists());
+    assert!(toolprism::content_text(out.content()).contains("call bash again with `escalate`"));
+    assert!(
+        yes.asked.lock().unwrap().is_empty(),
+        "a plain call asks nothing"
+    );
+    // Approved: this one call runs widened.
+    let out = run(Some(yes.clone()), escalated("approved")).await;
+    assert!(!out.is_error(), "{out:?}");
+    assert!(dir.path().join("approved").exists());
+    let v = out.value_as::<BashValue>().unwrap();
+    assert_eq!(v.sandbox.mode, ModeName::WorkspaceWrite);
+    assert!(v.sandbox.widened);
+    let asked = yes.asked.lock().unwrap().clone();
+    assert_eq!(
+        asked,
+        [
+            "Let the agent run `touch approved` with the sandbox widened to workspace-write? It says: the build writes its output"
+        ]
+    );
+    // The next call is confined again.
+    let _ = run(
+        Some(yes.clone()),
+        serde_json::json!({"command": "touch after"}),
+    )
+    .await;
+    assert!(!dir.path().join("after").exists());
+    // Declined, or nobody to ask: NOT_APPROVED, nothing ran.
+    let no = Arc::new(Person {
+        yes: false,
+        asked: Default::default(),
+    });
+    for person in [Some(no), None] {
+        let out = run(person, escalated("declined")).await;
+        assert_eq!(
+            out.error().unwrap().code.as_str(),
+            "NOT_APPROVED",
+            "{out:?}"
+        );
+        assert!(!dir.path().join("declined").exists());
+    }
 }
