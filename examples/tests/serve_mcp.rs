@@ -127,11 +127,35 @@ struct Session {
     lines: mpsc::Receiver<Value>,
 }
 
+/// How the test's client answers the server's `elicitation/create`.
+#[derive(Debug, Clone)]
+enum Answer {
+    /// A result: `{"action": …}`.
+    Result(Value),
+    /// A JSON-RPC error, `{"code", "message"}`.
+    Error(Value),
+    /// Nothing: the request is left unanswered.
+    Silence,
+}
+
 impl Session {
     /// A server for `root`, initialized with `capabilities`.
     fn start(root: &std::path::Path, log: &std::path::Path, capabilities: Value) -> Session {
+        Session::start_with(root, log, capabilities, &[])
+    }
+
+    /// A server for `root` with the extra `flags`, initialized with
+    /// `capabilities`.
+    fn start_with(
+        root: &std::path::Path,
+        log: &std::path::Path,
+        capabilities: Value,
+        flags: &[&str],
+    ) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
-            .args(["serve", "--approvals", "--root"])
+            .args(["serve", "--approvals"])
+            .args(flags)
+            .arg("--root")
             .arg(root)
             .arg("--log")
             .arg(log)
@@ -183,6 +207,11 @@ impl Session {
     /// (if one comes) with `answer`; returns the elicitation's params and
     /// the call's result.
     fn edit(&mut self, id: u64, answer: Option<Value>) -> (Option<Value>, Value) {
+        self.edit_answering(id, answer.map(Answer::Result))
+    }
+
+    /// [`edit`](Self::edit), answering the elicitation as `answer` says.
+    fn edit_answering(&mut self, id: u64, answer: Option<Answer>) -> (Option<Value>, Value) {
         self.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "edit",
@@ -193,9 +222,16 @@ impl Session {
             let message = self.next();
             if message["method"] == "elicitation/create" {
                 asked = Some(message["params"].clone());
-                let answer = answer.clone().expect("no elicitation expected");
-                self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": answer}));
-            } else if message["id"] == id {
+                match answer.clone().expect("no elicitation expected") {
+                    Answer::Result(result) => {
+                        self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}))
+                    }
+                    Answer::Error(error) => {
+                        self.send(json!({"jsonrpc": "2.0", "id": message["id"], "error": error}))
+                    }
+                    Answer::Silence => {}
+                }
+            } else if message.get("method").is_none() && message["id"] == id {
                 return (asked, message["result"].clone());
             }
         }
@@ -460,6 +496,195 @@ fn serve_approvals_ask_before_edit_and_refuse_a_client_that_cannot_be_asked() {
         .map(|event| event["decision"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(decisions, ["denied", "approved", "unavailable"]);
+}
+
+// W9 over raw stdio, one test per way an approval can end: each ends with
+// its own decision in the session log and, unless approved, its own
+// message to the model.
+
+/// What the model reads for each way an approval can end, unless approved.
+const REFUSALS: [(&str, &str); 5] = [
+    ("denied", "the user did not approve this call of \"edit\""),
+    (
+        "dismissed",
+        "the user dismissed the approval of this call of \"edit\" without answering",
+    ),
+    (
+        "failed",
+        "this call of \"edit\" needs the user's approval, and the client could not ask the user",
+    ),
+    (
+        "unavailable",
+        "this call of \"edit\" needs the user's approval, and this client cannot ask the user",
+    ),
+    (
+        "unanswered",
+        "this call of \"edit\" needs the user's approval, and no answer came within",
+    ),
+];
+
+/// What became of one `edit` that needed approval.
+struct Ended {
+    /// The elicitation's params, when the user was asked.
+    asked: Option<Value>,
+    /// The `tools/call` result.
+    result: Value,
+    /// The decision the session log keeps.
+    decision: String,
+    /// notes.txt after the call.
+    notes: String,
+    /// From the request to its answer.
+    took: Duration,
+}
+
+impl Ended {
+    /// The text the model reads.
+    fn text(&self) -> &str {
+        self.result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+    }
+
+    /// Refused as `decision`, with that decision's message and no other's.
+    fn assert_refused(&self, decision: &str) {
+        let result = &self.result;
+        assert_eq!(result["isError"], true, "{result:#}");
+        assert_eq!(
+            result["_meta"]["toolprism/errorCode"], "NOT_APPROVED",
+            "{result:#}"
+        );
+        assert_eq!(self.decision, decision, "{result:#}");
+        assert_eq!(self.notes, "first line\n", "edit ran: {result:#}");
+        for (other, message) in REFUSALS {
+            assert_eq!(
+                self.text().contains(message),
+                other == decision,
+                "{decision}: {:?}",
+                self.text()
+            );
+        }
+    }
+}
+
+/// Starts `serve --approvals FLAGS` for a client with `capabilities`,
+/// calls `edit` once, answering the approval as `answer` says, and stops.
+fn edit_once(capabilities: Value, flags: &[&str], answer: Option<Answer>) -> Ended {
+    let root = tempfile::tempdir().unwrap();
+    let notes = root.path().join("notes.txt");
+    std::fs::write(&notes, "first line\n").unwrap();
+    let log = root.path().join("session.jsonl");
+    let mut session = Session::start_with(root.path(), &log, capabilities, flags);
+    let started = std::time::Instant::now();
+    let (asked, result) = session.edit_answering(2, answer);
+    let took = started.elapsed();
+    drop(session);
+    let decisions: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["type"] == "tool/approval")
+        .map(|event| event["decision"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(decisions.len(), 1, "{decisions:?}");
+    Ended {
+        asked,
+        result,
+        decision: decisions[0].clone(),
+        notes: std::fs::read_to_string(&notes).unwrap(),
+        took,
+    }
+}
+
+#[test]
+fn w9_serve_an_approved_edit_runs() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(
+            json!({"action": "accept", "content": {"approve": true}}),
+        )),
+    );
+    assert!(ended.asked.is_some());
+    assert_eq!(ended.result["isError"], false, "{:#}", ended.result);
+    assert_eq!(ended.decision, "approved");
+    assert_eq!(ended.notes, "1st line\n");
+}
+
+#[test]
+fn w9_serve_a_declined_approval_says_the_user_did_not_approve() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(json!({"action": "decline"}))),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("denied");
+    assert!(
+        ended.text().contains("do not retry it unchanged"),
+        "{}",
+        ended.text()
+    );
+}
+
+#[test]
+fn w9_serve_a_dismissed_approval_says_the_user_gave_no_answer() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(json!({"action": "cancel"}))),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("dismissed");
+}
+
+#[test]
+fn w9_serve_a_client_error_says_the_client_could_not_ask_at_once() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &["--approval-timeout", "60"],
+        Some(Answer::Error(
+            json!({"code": -32603, "message": "no window to show the question in"}),
+        )),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("failed");
+    // The client's own error, passed on; at once, not after a timeout.
+    let text = ended.text();
+    assert!(
+        text.contains("no window to show the question in") && text.contains("-32603"),
+        "{text}"
+    );
+    assert!(!text.contains("no answer came"), "{text}");
+    assert!(ended.took < Duration::from_secs(5), "{:?}", ended.took);
+}
+
+#[test]
+fn w9_serve_a_client_that_cannot_elicit_is_refused_without_being_asked() {
+    let ended = edit_once(json!({}), &[], None);
+    assert!(ended.asked.is_none());
+    ended.assert_refused("unavailable");
+    assert!(ended.took < Duration::from_secs(5), "{:?}", ended.took);
+}
+
+#[test]
+fn w9_serve_an_unanswered_approval_ends_after_the_approval_timeout() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &["--approval-timeout", "1"],
+        Some(Answer::Silence),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("unanswered");
+    assert!(
+        ended.text().contains("no answer came within 1 s"),
+        "{}",
+        ended.text()
+    );
+    assert!(
+        ended.took >= Duration::from_secs(1) && ended.took < Duration::from_secs(8),
+        "{:?}",
+        ended.took
+    );
 }
 
 #[test]

@@ -268,7 +268,9 @@ impl RegistryBuilder {
 
     /// How long a call that needs approval waits for the person's answer
     /// ([`DEFAULT_APPROVAL_TIMEOUT`] unless set); then it ends as
-    /// `NOT_APPROVED`, unanswered.
+    /// `NOT_APPROVED`, unanswered. A call's own
+    /// ([`CallOptions::with_approval_timeout`](crate::CallOptions::with_approval_timeout))
+    /// wins.
     pub fn approval_timeout(mut self, timeout: Duration) -> Self {
         self.settings.approval_timeout = timeout;
         self
