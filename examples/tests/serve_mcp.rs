@@ -757,6 +757,100 @@ fn w3_serve_with_a_token_answers_401_without_it() {
     }
 }
 
+/// P7: `serve --import` of a server whose tools are named like the
+/// built-in ones (the showcase itself) is refused in one line that names
+/// both sources of each name and the remedies an imported tool can take,
+/// once; the remedy it names for the command line, `--mcp-config`, then
+/// serves both sets of tools side by side.
+#[test]
+fn serve_refuses_an_import_named_like_the_built_in_tools_naming_the_import_remedies() {
+    let root = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolprism-examples");
+    let import = format!("'{bin}' serve --root '{}'", root.path().display());
+    let output = Command::new(bin)
+        .args(["serve", "--root"])
+        .arg(root.path())
+        .args(["--import", &import])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The imported server's own "serving" line aside, one line: the error.
+    let errors: Vec<&str> = stderr.lines().filter(|l| !l.contains("serving")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    let error = errors[0];
+    assert!(
+        error.contains(
+            "two tools are named \"read\" (`toolprism_tools::read::ReadTool` and, registered earlier, the tool \"read\" of the MCP server \"toolprism-examples\""
+        ),
+        "{error}"
+    );
+    for remedy in [
+        "a prefix (`Import::prefix`",
+        "`--mcp-config` names them `<server>__<tool>`",
+        "(`Import::allow`",
+        "`includeTools` in `--mcp-config`",
+        "(`Import::rename`)",
+    ] {
+        assert_eq!(error.matches(remedy).count(), 1, "{remedy}: {error}");
+    }
+    assert!(!error.contains("#[tool(name"), "{error}");
+    assert!(
+        error.contains("two tools are named \"grep\"") && error.contains("as for \"read\""),
+        "{error}"
+    );
+
+    // The remedy named: `--mcp-config` prefixes the server's tools.
+    let config = root.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"self": {"command": bin, "args": ["serve", "--root", root.path()]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut child = Command::new(bin)
+        .args(["serve", "--root"])
+        .arg(root.path())
+        .arg("--mcp-config")
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for request in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut names = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let response: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if response["id"] == 2 {
+            names = response["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect();
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        names.iter().any(|n| n == "read") && names.iter().any(|n| n == "self__read"),
+        "{names:?}"
+    );
+    assert_eq!(names.len(), 18, "{names:?}");
+}
+
 /// The hub: `serve --import 'CMD ARGS…'` and `serve --mcp-config FILE`
 /// put the tools of the MCP project's filesystem server (npm, pinned,
 /// installed under `target/`) next to the built-in ones; a call through

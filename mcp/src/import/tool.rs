@@ -27,6 +27,11 @@ const META_KIND: &str = toolprism_core::dialect::mcp::META_KIND;
 /// tool's output schema and values in `{"value": …}` for an older protocol.
 const META_WRAPPED: &str = toolprism_core::dialect::mcp::META_WRAPPED;
 
+/// What ends a collision of an imported tool's name with another tool's:
+/// the import's options, in Rust and on a `toolprism::cli` command line
+/// (an imported tool cannot take `#[tool(name = …)]`).
+const COLLISION_REMEDIES: &str = "give the server's tools a prefix (`Import::prefix`; on the command line, `--mcp-config` names them `<server>__<tool>`), import only the tools needed (`Import::allow`; `includeTools` in `--mcp-config`), or rename it (`Import::rename`)";
+
 /// The code of an `isError` result from a server that gives none.
 pub const TOOL_ERROR: &str = "TOOL_ERROR";
 /// The code of a call the server went away under (a crash, a closed
@@ -230,6 +235,12 @@ impl DynamicTool for ImportedTool {
             self.remote.escape_debug(),
             self.connection.server
         ))
+    }
+
+    /// [`COLLISION_REMEDIES`]: an imported tool's name comes from its
+    /// server and its import, not from an attribute.
+    fn collision_remedy(&self) -> Option<String> {
+        Some(COLLISION_REMEDIES.to_owned())
     }
 }
 
