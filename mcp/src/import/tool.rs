@@ -108,8 +108,14 @@ impl ImportedTool {
             .title
             .clone()
             .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()));
+        let structured = output_schema.is_some();
+        // Without one, the value is the content: declared as such, so it is
+        // checked and typed like any other (and still re-served without
+        // `outputSchema`).
+        let output_schema =
+            output_schema.or_else(|| Some(toolprism_core::content_value_schema().clone()));
         ImportedTool {
-            structured: output_schema.is_some(),
+            structured,
             wrapped,
             definition: DynamicDefinition {
                 name,
@@ -184,10 +190,7 @@ impl ImportedTool {
                 }
             }
         } else {
-            let blocks = serde_json::to_value(&content).unwrap_or(Value::Array(Vec::new()));
-            let mut object = Map::new();
-            object.insert("content".to_owned(), blocks);
-            Value::Object(object)
+            toolprism_core::content_value(&content)
         };
         Ok(DynamicOutput { content, value })
     }
