@@ -91,8 +91,7 @@ const CONTENT: &str = "ToolContent";
 /// schemas name (`$defs` entries, and a root that refers to itself as
 /// `Root`) go to `declare namespace ToolTypes.<tool>.Args { … }` and
 /// `ToolTypes.<tool>.Output`, so two tools' types never collide. A tool
-/// whose output schema is
-/// [`content_value_schema`](toolprism_core::content_value_schema) (its
+/// whose output schema is [`content_value_schema`] (its
 /// value is its content blocks: an imported tool whose server declares no
 /// output schema) resolves to `{ content: ToolContent[] }`, `ToolContent`
 /// declared once, after `ToolCallError`.

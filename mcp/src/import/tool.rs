@@ -240,7 +240,8 @@ impl DynamicTool for ImportedTool {
         ))
     }
 
-    /// [`COLLISION_REMEDIES`]: an imported tool's name comes from its
+    /// The import's options, in Rust and on the command line (a prefix,
+    /// an allow-list, a rename): an imported tool's name comes from its
     /// server and its import, not from an attribute.
     fn collision_remedy(&self) -> Option<String> {
         Some(COLLISION_REMEDIES.to_owned())
