@@ -13,6 +13,10 @@
 //!   recursion, shared names across tools);
 //! - a program reading a field the value does not have fails, and the
 //!   same program reading the right field passes; wrong arguments fail;
+//! - a tool whose value is its content (an imported tool whose server
+//!   declares no output schema) takes every kind of block as its value,
+//!   and a program narrowing the blocks by `type` passes where one
+//!   reading a field no block has, or `structuredContent`, fails;
 //! - hostile schemas still give an SDK that compiles.
 
 #[path = "../../runtime/tests/dialects/corpus.rs"]
@@ -492,7 +496,120 @@ fn wrong_arguments_fail() {
     );
 }
 
-// ---- hostile schemas still compile ---------------------------------------------
+// ---- a value that is the tool's content ------------------------------------------
+
+/// Two tools as an import of a server that declares no output schema
+/// gives them (their value is their content), and one that declares one.
+fn content_tools() -> Vec<Schemas> {
+    let input = json!({"type": "object", "properties": {"repo_path": {"type": "string"}},
+        "required": ["repo_path"]});
+    let content = toolprism::content_value_schema().clone();
+    vec![
+        Schemas {
+            name: "git_status".into(),
+            input: input.clone(),
+            output: content.clone(),
+        },
+        Schemas {
+            name: "git_log".into(),
+            input: input.clone(),
+            output: content,
+        },
+        Schemas {
+            name: "count".into(),
+            input,
+            output: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+        },
+    ]
+}
+
+/// A program reading the blocks of `git_status`; `FIELD` is read from a
+/// text block, `OTHER` from the value.
+const CONTENT_PROGRAM: &str = r#"const status = await tools.git_status({ repo_path: "." });
+const lines: string[] = [];
+for (const block of status.content) {
+  switch (block.type) {
+    case "text": lines.push(block.FIELD); break;
+    case "image": case "audio": lines.push(`${block.mimeType}, ${block.data.length} chars`); break;
+    case "resource": lines.push(block.resource.text ?? block.resource.blob ?? block.resource.uri); break;
+    case "resource_link": lines.push(`${block.name} (${block.size ?? 0} bytes) at ${block.uri}`); break;
+  }
+}
+const log = await tools.git_log({ repo_path: "." });
+const n: number = (await tools.count({ repo_path: "." })).n;
+return [lines, log.OTHER, n];
+"#;
+
+#[test]
+fn a_value_that_is_content_types_every_block_and_refuses_a_wrong_field() {
+    use toolprism::{ContentBlock, EmbeddedResource, ResourceLink, content_value};
+    let text = sdk_of(&content_tools());
+    assert!(
+        text.contains("  \"git_status\": { content: ToolContent[] };\n"),
+        "{text}"
+    );
+    assert!(!text.contains("\"git_status\": unknown"), "{text}");
+    // Every kind of block, as the registry makes the value, is a value.
+    let every = content_value(&[
+        ContentBlock::text("On branch main"),
+        ContentBlock::image("image/png", "iVBO"),
+        ContentBlock::audio("audio/wav", "UklG"),
+        ContentBlock::embedded_text("git://HEAD", "text/plain", "abc123"),
+        ContentBlock::Resource {
+            resource: EmbeddedResource {
+                uri: "git://blob".into(),
+                mime_type: None,
+                text: None,
+                blob: Some("AAEC".into()),
+            },
+        },
+        ContentBlock::ResourceLink(ResourceLink {
+            uri: "file:///repo/README.md".into(),
+            name: "README.md".into(),
+            title: Some("Read me".into()),
+            description: None,
+            mime_type: Some("text/markdown".into()),
+            size: Some(42),
+        }),
+    ]);
+    let samples = format!(
+        "const every: ToolOutputMap[\"git_status\"] = {};\nconst none: ToolOutputMap[\"git_log\"] = {};\n",
+        j(&every),
+        j(&content_value(&[])),
+    );
+    let program = CONTENT_PROGRAM
+        .replace("FIELD", "text")
+        .replace("OTHER", "content.length");
+    assert_compiles(
+        "content-right-fields",
+        &text,
+        &format!("{samples}{program}"),
+    );
+    assert_refused(
+        "content-wrong-block-field",
+        &text,
+        &CONTENT_PROGRAM
+            .replace("FIELD", "txt")
+            .replace("OTHER", "content.length"),
+        "Property 'txt' does not exist",
+    );
+    assert_refused(
+        "content-structured-content",
+        &text,
+        &CONTENT_PROGRAM
+            .replace("FIELD", "text")
+            .replace("OTHER", "structuredContent"),
+        "Property 'structuredContent' does not exist on type '{ content: ToolContent[]; }'",
+    );
+    assert_refused(
+        "content-not-a-block",
+        &text,
+        "const v: ToolOutputMap[\"git_status\"] = { content: [{ type: \"video\", data: \"x\" }] };",
+        "Type '\"video\"' is not assignable",
+    );
+}
+
+// ---- hostile schemas still compile ---------------------------------------------// ---- hostile schemas still compile ---------------------------------------------
 
 #[test]
 fn hostile_schemas_give_an_sdk_that_compiles() {

@@ -68,7 +68,8 @@
 //!   it.
 //! - A call that needs approval asks `… Allow `tool` to run with {…}? [y/N]`
 //!   on the terminal: `y` or `yes` runs it, anything else refuses it
-//!   (`NOT_APPROVED`). `--yes` approves every call without asking (for
+//!   (`NOT_APPROVED`, denied), and Ctrl-D dismisses the question
+//!   (`NOT_APPROVED`, dismissed). `--yes` approves every call without asking (for
 //!   scripts), and says so on stderr; the session log keeps each decision
 //!   either way (`--log`).
 //! - Off a terminal (stdin or stderr redirected), nothing is asked and

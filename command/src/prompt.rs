@@ -13,7 +13,8 @@
 //!   the form; end of input (Ctrl-D) cancels it. Otherwise the client
 //!   cannot elicit (`CLIENT_UNAVAILABLE`): a script is never left waiting.
 //! - `approve`: `… Allow `edit` to run with {…}? [y/N]`, on a terminal
-//!   only; `y` or `yes` approves, anything else denies. With `--yes`,
+//!   only; `y` or `yes` approves, anything else denies, and the end of
+//!   input (Ctrl-D) dismisses the question. With `--yes`,
 //!   every approval is given without asking, and said on stderr.
 //!   Otherwise the client cannot be asked, and the call is `NOT_APPROVED`.
 //! - `sample`: a terminal has no model: `CLIENT_UNAVAILABLE`.
@@ -29,8 +30,8 @@ use super::form::Form;
 use super::progress::Bar;
 use super::text::{clean, ellipsize, one_line};
 use toolprism_core::client::{
-    ApprovalRequest, Client, ClientError, ClientFuture, ElicitRequest, ElicitResponse, LogLevel,
-    SampleRequest, SampleResponse,
+    ApprovalAnswer, ApprovalRequest, Client, ClientError, ClientFuture, ElicitRequest,
+    ElicitResponse, LogLevel, SampleRequest, SampleResponse,
 };
 
 /// The line that declines a form.
@@ -161,7 +162,7 @@ impl Terminal {
         Ok(asking.ended(ElicitResponse::Accept(Value::Object(content))))
     }
 
-    async fn ask(&self, request: &ApprovalRequest) -> Result<bool, ClientError> {
+    async fn ask(&self, request: &ApprovalRequest) -> Result<ApprovalAnswer, ClientError> {
         let arguments = ellipsize(&one_line(&request.arguments.to_string()), ARGUMENTS_SHOWN);
         let mut line = ellipsize(&one_line(&request.question), QUESTION_SHOWN);
         if !line.is_empty() {
@@ -173,7 +174,7 @@ impl Terminal {
         ));
         if self.yes {
             self.write(&format!("approved (--yes): {line}\n"));
-            return Ok(true);
+            return Ok(ApprovalAnswer::Approve);
         }
         if !self.interactive {
             return Err(Terminal::unavailable("approval"));
@@ -181,13 +182,18 @@ impl Terminal {
         let _turn = self.turn.lock().await;
         let mut asking = Asking::new(self);
         self.write(&format!("{line} [y/N] "));
-        let yes = match asking.line().await {
+        let answer = match asking.line().await {
             Typed::Line(answer) => {
-                matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+                matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes").into()
             }
-            Typed::End | Typed::NotUtf8 | Typed::Failed(_) => false,
+            // Ctrl-D: the question dismissed, not answered.
+            Typed::End => ApprovalAnswer::Dismiss,
+            Typed::NotUtf8 => ApprovalAnswer::Deny,
+            Typed::Failed(e) => {
+                return Err(ClientError::Failed(format!("cannot read stdin: {e}")));
+            }
         };
-        Ok(asking.ended(yes))
+        Ok(asking.ended(answer))
     }
 }
 
@@ -224,7 +230,7 @@ impl Client for Terminal {
         })
     }
 
-    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, bool> {
+    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, ApprovalAnswer> {
         Box::pin(async move { self.ask(&request).await })
     }
 }

@@ -1,5 +1,6 @@
-//! `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME |
-//! --token-file PATH | --insecure-no-auth] [--allowed-host NAME]… [limits]`:
+//! `serve [--http ADDR] [--stateless] [--log PATH] [--approval-timeout
+//! SECS] [--token-env NAME | --token-file PATH | --insecure-no-auth]
+//! [--allowed-host NAME]… [limits]`:
 //! the registry over the Model Context Protocol ([`toolprism_mcp`]), for
 //! Claude Code, Claude Desktop, Cursor or any MCP client. Over HTTP it
 //! listens on a loopback address unless a token is given or
@@ -57,6 +58,11 @@ pub(crate) struct ServeArgs {
     /// listened on; repeat for several. Needed to be reached by a name
     #[arg(long, value_name = "NAME", requires = "http")]
     allowed_host: Vec<String>,
+    /// How long a call that needs the user's approval waits for the answer
+    /// before it ends as NOT_APPROVED, in seconds [default: the program's
+    /// own, 120 unless it sets another]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    approval_timeout: Option<u64>,
     /// With --http: the most requests read or answered at once (a running
     /// call and an open event stream hold one); one more gets 503
     #[arg(long, value_name = "N", requires = "http", default_value_t = toolprism_mcp::DEFAULT_MAX_REQUESTS)]
@@ -96,6 +102,9 @@ pub(crate) fn run(
             sandbox.summary(),
             sandbox.mode().writes()
         ));
+    }
+    if let Some(secs) = args.approval_timeout {
+        server = server.with_approval_timeout(Duration::from_secs(secs));
     }
     if let Some(path) = &args.log {
         let log = SessionLog::create(path)

@@ -510,7 +510,17 @@ fn a_form_can_be_declined_or_cancelled() {
         &[Step::Expect("[y/N] "), Step::Send("\u{4}")],
     );
     assert_eq!(session.code, 1, "{}", session.terminal);
-    assert_eq!(session.json()["error"]["code"], "NOT_APPROVED");
+    let object = session.json();
+    assert_eq!(object["error"]["code"], "NOT_APPROVED");
+    // Dismissed, not answered: the log and the model are told so.
+    assert_eq!(object["approval"]["decision"], "dismissed", "{object}");
+    assert!(
+        object["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the user dismissed the approval of this call of \"edit\""),
+        "{object}"
+    );
 }
 
 fn off_a_terminal_forms_and_sampling_are_unavailable_at_once() {

@@ -64,8 +64,16 @@ pub trait Client: Send + Sync {
 
     /// Asks the user whether a call may run. The default asks with
     /// [`elicit`](Self::elicit) (a form with one yes/no field), so a host
-    /// that can elicit can approve.
-    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, bool> {
+    /// that can elicit can approve: the form accepted with the box ticked
+    /// is [`Approve`](ApprovalAnswer::Approve), unticked or declined
+    /// [`Deny`](ApprovalAnswer::Deny), dismissed
+    /// [`Dismiss`](ApprovalAnswer::Dismiss).
+    ///
+    /// An `Err` says the user could not be asked, and how: the call ends
+    /// `NOT_APPROVED` with a message that says which
+    /// ([`ClientError::Unavailable`], [`ClientError::Failed`] with the
+    /// client's error, [`ClientError::TimedOut`]).
+    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, ApprovalAnswer> {
         Box::pin(async move {
             let form = ElicitRequest {
                 message: request.question,
@@ -83,8 +91,11 @@ pub trait Client: Send + Sync {
                 }),
             };
             match self.elicit(form).await? {
-                ElicitResponse::Accept(content) => Ok(content["approve"] == Value::Bool(true)),
-                ElicitResponse::Decline | ElicitResponse::Cancel => Ok(false),
+                ElicitResponse::Accept(content) => {
+                    Ok((content["approve"] == Value::Bool(true)).into())
+                }
+                ElicitResponse::Decline => Ok(ApprovalAnswer::Deny),
+                ElicitResponse::Cancel => Ok(ApprovalAnswer::Dismiss),
             }
         })
     }
@@ -227,6 +238,37 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// The question, as the tool or policy wrote it.
     pub question: String,
+}
+
+/// What the user answered when asked whether a call may run
+/// ([`Client::approve`]).
+///
+/// ```
+/// use toolprism::client::ApprovalAnswer;
+/// assert_eq!(ApprovalAnswer::from(true), ApprovalAnswer::Approve);
+/// assert_eq!(ApprovalAnswer::from(false), ApprovalAnswer::Deny);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ApprovalAnswer {
+    /// Yes: the call runs.
+    Approve,
+    /// No: the call ends as `NOT_APPROVED`, denied.
+    Deny,
+    /// The user dismissed the question without answering it (MCP
+    /// elicitation's `cancel`, the end of input at a terminal): the call
+    /// ends as `NOT_APPROVED`, dismissed.
+    Dismiss,
+}
+
+impl From<bool> for ApprovalAnswer {
+    /// `true` approves, `false` denies.
+    fn from(yes: bool) -> Self {
+        if yes {
+            ApprovalAnswer::Approve
+        } else {
+            ApprovalAnswer::Deny
+        }
+    }
 }
 
 /// Why a client could not answer.

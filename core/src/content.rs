@@ -1,6 +1,10 @@
-//! What the model reads: content blocks.
+//! What the model reads: content blocks; and the value of a tool whose
+//! value is its content ([`content_value`], [`content_value_schema`]).
+
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// One block of content the model reads: text, an image, audio, an
 /// embedded resource or a link to one, as MCP's content blocks spell them.
@@ -198,10 +202,124 @@ pub fn content_text(content: &[ContentBlock]) -> String {
     out
 }
 
+/// The value of a tool whose value is its content: `{"content": [...]}`,
+/// each block as [`ContentBlock`] serializes it. A tool imported from an
+/// MCP server that declares no output schema has this value (what the
+/// server answered), and a program calling it gets it.
+///
+/// ```
+/// use toolprism::{ContentBlock, content_value};
+/// assert_eq!(
+///     content_value(&[ContentBlock::text("hi")]),
+///     serde_json::json!({"content": [{"type": "text", "text": "hi"}]})
+/// );
+/// ```
+pub fn content_value(content: &[ContentBlock]) -> Value {
+    let blocks = content
+        .iter()
+        .map(|block| serde_json::to_value(block).unwrap_or(Value::Null))
+        .collect();
+    json!({ "content": Value::Array(blocks) })
+}
+
+/// The JSON Schema of [`content_value`]: an object whose one property,
+/// `content`, holds the blocks, each one of the five kinds exactly as
+/// [`ContentBlock`] writes it.
+///
+/// It is the output schema of a tool whose value is its content (an
+/// imported tool whose server declares none), so that its value is checked
+/// and typed like any other: Code Mode's SDK declares such a tool's value
+/// `{ content: ToolContent[] }`. Over MCP a tool with this output schema
+/// is listed without `outputSchema` and answers without
+/// `structuredContent`, as its server did: its content is what it
+/// returns.
+///
+/// ```
+/// use toolprism::{ContentBlock, content_value, content_value_schema};
+/// let value = content_value(&[ContentBlock::text("hi"), ContentBlock::image("image/png", "iVBO")]);
+/// let schema = content_value_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["content"]));
+/// assert_eq!(schema["properties"]["content"]["items"]["oneOf"].as_array().unwrap().len(), 5);
+/// # let _ = value;
+/// ```
+pub fn content_value_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let string = json!({"type": "string"});
+        let base64 = json!({"type": "string", "description": "The bytes, base64-encoded."});
+        let kind = |name: &str| json!({"type": "string", "const": name});
+        let block = |name: &str, description: &str, properties: Value, required: &[&str]| {
+            let mut properties = properties;
+            properties["type"] = kind(name);
+            let mut required: Vec<&str> = required.to_vec();
+            required.insert(0, "type");
+            json!({
+                "description": description,
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false
+            })
+        };
+        let media = |name: &str, description: &str| {
+            block(
+                name,
+                description,
+                json!({"mimeType": string, "data": base64}),
+                &["mimeType", "data"],
+            )
+        };
+        json!({
+            "description": "The tool's content blocks, as it answered them: it declares no output schema, so they are its value.",
+            "type": "object",
+            "properties": {
+                "content": {
+                    "type": "array",
+                    "items": {"oneOf": [
+                        block("text", "Text.", json!({"text": string}), &["text"]),
+                        media("image", "An image."),
+                        media("audio", "Audio."),
+                        block(
+                            "resource",
+                            "A resource's contents, embedded: its text, or its bytes.",
+                            json!({"resource": {
+                                "type": "object",
+                                "properties": {
+                                    "uri": string,
+                                    "mimeType": string,
+                                    "text": string,
+                                    "blob": base64
+                                },
+                                "required": ["uri"],
+                                "additionalProperties": false
+                            }}),
+                            &["resource"],
+                        ),
+                        block(
+                            "resource_link",
+                            "A link to a resource.",
+                            json!({
+                                "uri": string,
+                                "name": string,
+                                "title": string,
+                                "description": string,
+                                "mimeType": string,
+                                "size": {"type": "integer", "minimum": 0, "description": "In bytes."}
+                            }),
+                            &["uri", "name"],
+                        )
+                    ]}
+                }
+            },
+            "required": ["content"],
+            "additionalProperties": false
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn every_block_reads_back_as_written_in_mcp_spelling() {
@@ -231,5 +349,43 @@ mod tests {
         ]);
         assert_eq!(text, "[audio content]\ninside\n[link file:///x]");
         assert_eq!(ContentBlock::audio("a", "b").kind(), "audio");
+    }
+
+    #[test]
+    fn the_content_value_schema_takes_every_block_and_nothing_else() {
+        let validator = jsonschema::validator_for(content_value_schema()).unwrap();
+        let every = content_value(&[
+            ContentBlock::text("a"),
+            ContentBlock::image("image/png", "iVBO"),
+            ContentBlock::audio("audio/wav", "UklG"),
+            ContentBlock::embedded_text("test://r", "text/plain", "t"),
+            ContentBlock::Resource {
+                resource: EmbeddedResource {
+                    uri: "test://b".into(),
+                    mime_type: None,
+                    text: None,
+                    blob: Some("AAEC".into()),
+                },
+            },
+            ContentBlock::ResourceLink(ResourceLink {
+                uri: "file:///x.rs".into(),
+                name: "x.rs".into(),
+                title: Some("X".into()),
+                description: Some("d".into()),
+                mime_type: Some("text/x-rust".into()),
+                size: Some(12),
+            }),
+        ]);
+        assert!(validator.is_valid(&every), "{every}");
+        assert!(validator.is_valid(&content_value(&[])));
+        for wrong in [
+            json!({}),
+            json!({"content": [{"type": "text", "txt": "a"}]}),
+            json!({"content": [{"type": "video", "data": "x"}]}),
+            json!({"content": [{"type": "image", "data": "x"}]}),
+            json!({"content": [], "structuredContent": {}}),
+        ] {
+            assert!(!validator.is_valid(&wrong), "{wrong}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -62,6 +63,9 @@ pub struct ToolContext<'a> {
     program: OnceLock<Arc<Records>>,
     /// Who makes the call ([`CallOptions::with_caller`]).
     identity: Option<&'a Caller>,
+    /// The call's own approval timeout, which its nested calls inherit
+    /// ([`CallOptions::with_approval_timeout`]).
+    approval_timeout: Option<Duration>,
 }
 
 /// The persisted projections of a program's calls, in the order they
@@ -79,13 +83,14 @@ impl fmt::Debug for ToolContext<'_> {
     }
 }
 
-/// What a call's options lend its context: where progress goes, its log
-/// and its client.
+/// What a call's options lend its context: where progress goes, its log,
+/// its client, its caller and its approval timeout.
 pub(crate) struct Lent<'a> {
     pub(crate) progress: Option<&'a ProgressSink>,
     pub(crate) log: Option<&'a SessionLog>,
     pub(crate) client: Option<&'a Arc<dyn Client>>,
     pub(crate) caller: Option<&'a Caller>,
+    pub(crate) approval_timeout: Option<Duration>,
 }
 
 impl<'a> ToolContext<'a> {
@@ -102,6 +107,7 @@ impl<'a> ToolContext<'a> {
             log,
             client,
             caller: identity,
+            approval_timeout,
         } = lent;
         ToolContext {
             registry,
@@ -116,6 +122,7 @@ impl<'a> ToolContext<'a> {
             nested_ids: OnceLock::new(),
             program: OnceLock::new(),
             identity,
+            approval_timeout,
         }
     }
 
@@ -143,6 +150,7 @@ impl<'a> ToolContext<'a> {
             log: self.log.cloned(),
             client: self.client.cloned(),
             caller: self.identity.cloned(),
+            approval_timeout: self.approval_timeout,
         }
     }
 
@@ -467,8 +475,8 @@ pub struct NestedCalls {
     inherited: Inherited,
 }
 
-/// What a nested call inherits from its parent: the log it is written to
-/// and its client.
+/// What a nested call inherits from its parent: the log it is written to,
+/// its client, its caller and its approval timeout.
 #[derive(Clone, Default)]
 struct Inherited {
     log: Option<SessionLog>,
@@ -476,6 +484,7 @@ struct Inherited {
     /// A nested call is made on behalf of its parent's caller, so a tool
     /// cannot get around a policy by calling another (W3).
     caller: Option<Caller>,
+    approval_timeout: Option<Duration>,
 }
 
 impl Inherited {
@@ -488,6 +497,9 @@ impl Inherited {
         }
         if let Some(caller) = &self.caller {
             options = options.with_caller(caller.clone());
+        }
+        if let Some(timeout) = self.approval_timeout {
+            options = options.with_approval_timeout(timeout);
         }
         options
     }

@@ -38,7 +38,9 @@ mod tool;
 
 pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
-pub use content::{ContentBlock, EmbeddedResource, ResourceLink, content_text};
+pub use content::{
+    ContentBlock, EmbeddedResource, ResourceLink, content_text, content_value, content_value_schema,
+};
 pub use context::{NestedCalls, ProgramCalls, Progress, ToolContext};
 pub use definition::{SpillBudget, TaskSupport, ToolAnnotations, ToolDefinition, ToolInfo};
 pub use error::{ErrorCode, ErrorInfo, ToolError};

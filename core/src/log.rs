@@ -16,7 +16,7 @@
 //!   (Code Mode), which are shown to a person call by call (a Rust
 //!   program's calls compute none).
 //!
-//! - `{"type":"tool/approval","callId":…,"question":…,"decision":"approved"|"denied"|"unanswered"|"unavailable"}`:
+//! - `{"type":"tool/approval","callId":…,"question":…,"decision":"approved"|"denied"|"dismissed"|"failed"|"unanswered"|"unavailable"}`:
 //!   a person's decision on a call that needed approval, written when it
 //!   is made (before the call runs, or does not).
 //!

@@ -9,6 +9,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::card::{CallCard, ResultCard, ToolKind};
+use crate::client::ApprovalAnswer;
 use crate::content::ContentBlock;
 use crate::error::{ErrorCode, ErrorInfo};
 
@@ -117,7 +118,13 @@ pub enum ApprovalDecision {
     Approved,
     /// No: the call ended as `NOT_APPROVED`.
     Denied,
-    /// No answer in time (or the client failed to answer): `NOT_APPROVED`.
+    /// The person dismissed the question without answering it (MCP
+    /// elicitation's `cancel`): `NOT_APPROVED`.
+    Dismissed,
+    /// The client could not ask the person: it answered the request with
+    /// an error (or its own code panicked): `NOT_APPROVED`, at once.
+    Failed,
+    /// No answer in time: `NOT_APPROVED`.
     Unanswered,
     /// The call's client cannot be asked (none, or it cannot elicit):
     /// `NOT_APPROVED`, never a hang.
@@ -125,30 +132,67 @@ pub enum ApprovalDecision {
 }
 
 impl ApprovalDecision {
-    /// A word for a card: `approved`, `denied`, `unanswered`, `unavailable`.
+    /// A word for a card: `approved`, `denied`, `dismissed`, `failed`,
+    /// `unanswered`, `unavailable`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalDecision::Approved => "approved",
             ApprovalDecision::Denied => "denied",
+            ApprovalDecision::Dismissed => "dismissed",
+            ApprovalDecision::Failed => "failed",
             ApprovalDecision::Unanswered => "unanswered",
             ApprovalDecision::Unavailable => "unavailable",
         }
     }
 }
 
-impl Approval {
-    /// The model's message when the call may not run, `None` when approved.
-    pub(crate) fn refusal(&self, tool: &str, timeout: std::time::Duration) -> Option<String> {
-        Some(match self.decision {
-            ApprovalDecision::Approved => return None,
-            ApprovalDecision::Denied => format!(
+/// How asking a person whether a call may run ended: the
+/// [`ApprovalDecision`] the log keeps, plus what the model's message says
+/// of it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Asked {
+    /// The person answered.
+    Answered(ApprovalAnswer),
+    /// The call's client cannot be asked.
+    Unavailable,
+    /// The client could not ask: its error.
+    Failed(String),
+    /// No answer came within this long.
+    Unanswered(std::time::Duration),
+}
+
+impl Asked {
+    /// The decision the log keeps.
+    pub(crate) fn decision(&self) -> ApprovalDecision {
+        match self {
+            Asked::Answered(ApprovalAnswer::Approve) => ApprovalDecision::Approved,
+            Asked::Answered(ApprovalAnswer::Deny) => ApprovalDecision::Denied,
+            Asked::Answered(ApprovalAnswer::Dismiss) => ApprovalDecision::Dismissed,
+            Asked::Unavailable => ApprovalDecision::Unavailable,
+            Asked::Failed(_) => ApprovalDecision::Failed,
+            Asked::Unanswered(_) => ApprovalDecision::Unanswered,
+        }
+    }
+
+    /// The model's message when the call of `tool` may not run, `None`
+    /// when approved: each ending its own.
+    pub(crate) fn refusal(&self, tool: &str) -> Option<String> {
+        Some(match self {
+            Asked::Answered(ApprovalAnswer::Approve) => return None,
+            Asked::Answered(ApprovalAnswer::Deny) => format!(
                 "the user did not approve this call of \"{tool}\"; do not retry it unchanged: ask the user, or do something else"
             ),
-            ApprovalDecision::Unanswered => format!(
-                "this call of \"{tool}\" needs the user's approval, and no answer came within {} s; it did not run",
-                timeout.as_secs()
+            Asked::Answered(ApprovalAnswer::Dismiss) => format!(
+                "the user dismissed the approval of this call of \"{tool}\" without answering; it did not run: ask the user whether to run it before calling it again"
             ),
-            ApprovalDecision::Unavailable => format!(
+            Asked::Failed(error) => format!(
+                "this call of \"{tool}\" needs the user's approval, and the client could not ask the user ({error}); it did not run"
+            ),
+            Asked::Unanswered(waited) => format!(
+                "this call of \"{tool}\" needs the user's approval, and no answer came within {} s; it did not run",
+                waited.as_secs()
+            ),
+            Asked::Unavailable => format!(
                 "this call of \"{tool}\" needs the user's approval, and this client cannot ask the user; it did not run"
             ),
         })

@@ -127,11 +127,35 @@ struct Session {
     lines: mpsc::Receiver<Value>,
 }
 
+/// How the test's client answers the server's `elicitation/create`.
+#[derive(Debug, Clone)]
+enum Answer {
+    /// A result: `{"action": …}`.
+    Result(Value),
+    /// A JSON-RPC error, `{"code", "message"}`.
+    Error(Value),
+    /// Nothing: the request is left unanswered.
+    Silence,
+}
+
 impl Session {
     /// A server for `root`, initialized with `capabilities`.
     fn start(root: &std::path::Path, log: &std::path::Path, capabilities: Value) -> Session {
+        Session::start_with(root, log, capabilities, &[])
+    }
+
+    /// A server for `root` with the extra `flags`, initialized with
+    /// `capabilities`.
+    fn start_with(
+        root: &std::path::Path,
+        log: &std::path::Path,
+        capabilities: Value,
+        flags: &[&str],
+    ) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolprism-examples"))
-            .args(["serve", "--approvals", "--root"])
+            .args(["serve", "--approvals"])
+            .args(flags)
+            .arg("--root")
             .arg(root)
             .arg("--log")
             .arg(log)
@@ -183,6 +207,11 @@ impl Session {
     /// (if one comes) with `answer`; returns the elicitation's params and
     /// the call's result.
     fn edit(&mut self, id: u64, answer: Option<Value>) -> (Option<Value>, Value) {
+        self.edit_answering(id, answer.map(Answer::Result))
+    }
+
+    /// [`edit`](Self::edit), answering the elicitation as `answer` says.
+    fn edit_answering(&mut self, id: u64, answer: Option<Answer>) -> (Option<Value>, Value) {
         self.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "edit",
@@ -193,9 +222,16 @@ impl Session {
             let message = self.next();
             if message["method"] == "elicitation/create" {
                 asked = Some(message["params"].clone());
-                let answer = answer.clone().expect("no elicitation expected");
-                self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": answer}));
-            } else if message["id"] == id {
+                match answer.clone().expect("no elicitation expected") {
+                    Answer::Result(result) => {
+                        self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}))
+                    }
+                    Answer::Error(error) => {
+                        self.send(json!({"jsonrpc": "2.0", "id": message["id"], "error": error}))
+                    }
+                    Answer::Silence => {}
+                }
+            } else if message.get("method").is_none() && message["id"] == id {
                 return (asked, message["result"].clone());
             }
         }
@@ -462,6 +498,195 @@ fn serve_approvals_ask_before_edit_and_refuse_a_client_that_cannot_be_asked() {
     assert_eq!(decisions, ["denied", "approved", "unavailable"]);
 }
 
+// W9 over raw stdio, one test per way an approval can end: each ends with
+// its own decision in the session log and, unless approved, its own
+// message to the model.
+
+/// What the model reads for each way an approval can end, unless approved.
+const REFUSALS: [(&str, &str); 5] = [
+    ("denied", "the user did not approve this call of \"edit\""),
+    (
+        "dismissed",
+        "the user dismissed the approval of this call of \"edit\" without answering",
+    ),
+    (
+        "failed",
+        "this call of \"edit\" needs the user's approval, and the client could not ask the user",
+    ),
+    (
+        "unavailable",
+        "this call of \"edit\" needs the user's approval, and this client cannot ask the user",
+    ),
+    (
+        "unanswered",
+        "this call of \"edit\" needs the user's approval, and no answer came within",
+    ),
+];
+
+/// What became of one `edit` that needed approval.
+struct Ended {
+    /// The elicitation's params, when the user was asked.
+    asked: Option<Value>,
+    /// The `tools/call` result.
+    result: Value,
+    /// The decision the session log keeps.
+    decision: String,
+    /// notes.txt after the call.
+    notes: String,
+    /// From the request to its answer.
+    took: Duration,
+}
+
+impl Ended {
+    /// The text the model reads.
+    fn text(&self) -> &str {
+        self.result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+    }
+
+    /// Refused as `decision`, with that decision's message and no other's.
+    fn assert_refused(&self, decision: &str) {
+        let result = &self.result;
+        assert_eq!(result["isError"], true, "{result:#}");
+        assert_eq!(
+            result["_meta"]["toolprism/errorCode"], "NOT_APPROVED",
+            "{result:#}"
+        );
+        assert_eq!(self.decision, decision, "{result:#}");
+        assert_eq!(self.notes, "first line\n", "edit ran: {result:#}");
+        for (other, message) in REFUSALS {
+            assert_eq!(
+                self.text().contains(message),
+                other == decision,
+                "{decision}: {:?}",
+                self.text()
+            );
+        }
+    }
+}
+
+/// Starts `serve --approvals FLAGS` for a client with `capabilities`,
+/// calls `edit` once, answering the approval as `answer` says, and stops.
+fn edit_once(capabilities: Value, flags: &[&str], answer: Option<Answer>) -> Ended {
+    let root = tempfile::tempdir().unwrap();
+    let notes = root.path().join("notes.txt");
+    std::fs::write(&notes, "first line\n").unwrap();
+    let log = root.path().join("session.jsonl");
+    let mut session = Session::start_with(root.path(), &log, capabilities, flags);
+    let started = std::time::Instant::now();
+    let (asked, result) = session.edit_answering(2, answer);
+    let took = started.elapsed();
+    drop(session);
+    let decisions: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["type"] == "tool/approval")
+        .map(|event| event["decision"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(decisions.len(), 1, "{decisions:?}");
+    Ended {
+        asked,
+        result,
+        decision: decisions[0].clone(),
+        notes: std::fs::read_to_string(&notes).unwrap(),
+        took,
+    }
+}
+
+#[test]
+fn w9_serve_an_approved_edit_runs() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(
+            json!({"action": "accept", "content": {"approve": true}}),
+        )),
+    );
+    assert!(ended.asked.is_some());
+    assert_eq!(ended.result["isError"], false, "{:#}", ended.result);
+    assert_eq!(ended.decision, "approved");
+    assert_eq!(ended.notes, "1st line\n");
+}
+
+#[test]
+fn w9_serve_a_declined_approval_says_the_user_did_not_approve() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(json!({"action": "decline"}))),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("denied");
+    assert!(
+        ended.text().contains("do not retry it unchanged"),
+        "{}",
+        ended.text()
+    );
+}
+
+#[test]
+fn w9_serve_a_dismissed_approval_says_the_user_gave_no_answer() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &[],
+        Some(Answer::Result(json!({"action": "cancel"}))),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("dismissed");
+}
+
+#[test]
+fn w9_serve_a_client_error_says_the_client_could_not_ask_at_once() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &["--approval-timeout", "60"],
+        Some(Answer::Error(
+            json!({"code": -32603, "message": "no window to show the question in"}),
+        )),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("failed");
+    // The client's own error, passed on; at once, not after a timeout.
+    let text = ended.text();
+    assert!(
+        text.contains("no window to show the question in") && text.contains("-32603"),
+        "{text}"
+    );
+    assert!(!text.contains("no answer came"), "{text}");
+    assert!(ended.took < Duration::from_secs(5), "{:?}", ended.took);
+}
+
+#[test]
+fn w9_serve_a_client_that_cannot_elicit_is_refused_without_being_asked() {
+    let ended = edit_once(json!({}), &[], None);
+    assert!(ended.asked.is_none());
+    ended.assert_refused("unavailable");
+    assert!(ended.took < Duration::from_secs(5), "{:?}", ended.took);
+}
+
+#[test]
+fn w9_serve_an_unanswered_approval_ends_after_the_approval_timeout() {
+    let ended = edit_once(
+        json!({"elicitation": {}}),
+        &["--approval-timeout", "1"],
+        Some(Answer::Silence),
+    );
+    assert!(ended.asked.is_some());
+    ended.assert_refused("unanswered");
+    assert!(
+        ended.text().contains("no answer came within 1 s"),
+        "{}",
+        ended.text()
+    );
+    assert!(
+        ended.took >= Duration::from_secs(1) && ended.took < Duration::from_secs(8),
+        "{:?}",
+        ended.took
+    );
+}
+
 #[test]
 fn w3_serve_with_insecure_no_auth_starts_with_a_warning() {
     let root = tempfile::tempdir().unwrap();
@@ -530,6 +755,100 @@ fn w3_serve_with_a_token_answers_401_without_it() {
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+/// P7: `serve --import` of a server whose tools are named like the
+/// built-in ones (the showcase itself) is refused in one line that names
+/// both sources of each name and the remedies an imported tool can take,
+/// once; the remedy it names for the command line, `--mcp-config`, then
+/// serves both sets of tools side by side.
+#[test]
+fn serve_refuses_an_import_named_like_the_built_in_tools_naming_the_import_remedies() {
+    let root = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolprism-examples");
+    let import = format!("'{bin}' serve --root '{}'", root.path().display());
+    let output = Command::new(bin)
+        .args(["serve", "--root"])
+        .arg(root.path())
+        .args(["--import", &import])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The imported server's own "serving" line aside, one line: the error.
+    let errors: Vec<&str> = stderr.lines().filter(|l| !l.contains("serving")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    let error = errors[0];
+    assert!(
+        error.contains(
+            "two tools are named \"read\" (`toolprism_tools::read::ReadTool` and, registered earlier, the tool \"read\" of the MCP server \"toolprism-examples\""
+        ),
+        "{error}"
+    );
+    for remedy in [
+        "a prefix (`Import::prefix`",
+        "`--mcp-config` names them `<server>__<tool>`",
+        "(`Import::allow`",
+        "`includeTools` in `--mcp-config`",
+        "(`Import::rename`)",
+    ] {
+        assert_eq!(error.matches(remedy).count(), 1, "{remedy}: {error}");
+    }
+    assert!(!error.contains("#[tool(name"), "{error}");
+    assert!(
+        error.contains("two tools are named \"grep\"") && error.contains("as for \"read\""),
+        "{error}"
+    );
+
+    // The remedy named: `--mcp-config` prefixes the server's tools.
+    let config = root.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"self": {"command": bin, "args": ["serve", "--root", root.path()]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut child = Command::new(bin)
+        .args(["serve", "--root"])
+        .arg(root.path())
+        .arg("--mcp-config")
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for request in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut names = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let response: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if response["id"] == 2 {
+            names = response["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect();
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        names.iter().any(|n| n == "read") && names.iter().any(|n| n == "self__read"),
+        "{names:?}"
+    );
+    assert_eq!(names.len(), 18, "{names:?}");
 }
 
 /// The hub: `serve --import 'CMD ARGS…'` and `serve --mcp-config FILE`

@@ -184,10 +184,17 @@ async fn forward(ask: Ask, peer: &Peer<RoleServer>) {
     });
 }
 
+/// Why the client's answer did not come, as the tool (or the approval) is
+/// told: a JSON-RPC error keeps its code and message.
 fn client_error(error: ServiceError) -> ClientError {
     match error {
         ServiceError::Timeout { .. } => ClientError::TimedOut,
-        ServiceError::McpError(error) => ClientError::Failed(error.message.into_owned()),
+        // The code says what kind of failure the client met; the message
+        // alone would not.
+        ServiceError::McpError(error) => ClientError::Failed(format!(
+            "JSON-RPC error {}: {}",
+            error.code.0, error.message
+        )),
         ServiceError::TransportClosed => {
             ClientError::Failed("the client's connection closed".to_owned())
         }

@@ -90,6 +90,9 @@ pub struct McpServer {
     log_level: Arc<Threshold>,
     /// How long a call waits for its client's answer.
     client_timeout: Duration,
+    /// How long a call that needs approval waits for it, when set here
+    /// rather than by the registry.
+    approval_timeout: Option<Duration>,
     /// How long a task runs, and is kept once it ended.
     task_ttl: Duration,
     /// Who may connect over HTTP, and the limits there (W3).
@@ -201,6 +204,7 @@ impl McpServer {
             session: next_session(),
             log_level: Arc::default(),
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
+            approval_timeout: None,
             task_ttl: tasks::DEFAULT_TASK_TTL,
             http: Default::default(),
         };
@@ -298,7 +302,9 @@ impl McpServer {
     /// whose retry has not come twice that long after it asked is
     /// cancelled. Default
     /// [`DEFAULT_CLIENT_TIMEOUT`]. The tool's own timeout, and the
-    /// registry's approval timeout for approvals, still apply.
+    /// approval timeout for approvals
+    /// ([`with_approval_timeout`](Self::with_approval_timeout)), still
+    /// apply.
     ///
     /// ```
     /// # let registry = toolprism::Registry::builder().build().unwrap();
@@ -314,6 +320,34 @@ impl McpServer {
     /// How long a call waits for its client's answer.
     pub fn client_timeout(&self) -> Duration {
         self.client_timeout
+    }
+
+    /// How long a call that needs the user's approval (W9 in
+    /// `docs/contract.md`) waits for the answer before it ends as
+    /// `NOT_APPROVED`, unanswered: every call this server runs waits this
+    /// long ([`CallOptions::with_approval_timeout`]), instead of the
+    /// registry's
+    /// ([`RegistryBuilder::approval_timeout`](toolprism_core::RegistryBuilder::approval_timeout),
+    /// 2 minutes unless set). The client timeout
+    /// ([`with_client_timeout`](Self::with_client_timeout)) still bounds
+    /// the wait for the client's answer. `serve --approval-timeout SECS`
+    /// sets it.
+    ///
+    /// ```
+    /// # let registry = toolprism::Registry::builder().build().unwrap();
+    /// use std::time::Duration;
+    /// let server = toolprism::mcp::McpServer::new(registry).with_approval_timeout(Duration::from_secs(30));
+    /// assert_eq!(server.approval_timeout(), Some(Duration::from_secs(30)));
+    /// ```
+    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approval_timeout = Some(timeout);
+        self
+    }
+
+    /// The approval timeout of
+    /// [`with_approval_timeout`](Self::with_approval_timeout), when set.
+    pub fn approval_timeout(&self) -> Option<Duration> {
+        self.approval_timeout
     }
 
     /// The largest message accepted, in bytes.
@@ -382,6 +416,9 @@ impl McpServer {
         let mut options = crate::auth::with_caller(CallOptions::new(), &context);
         if let Some(log) = &self.log {
             options = options.with_log(log.clone());
+        }
+        if let Some(timeout) = self.approval_timeout {
+            options = options.with_approval_timeout(timeout);
         }
         // W10: a tool that opted in runs as a task for a client that can
         // take one.

@@ -747,6 +747,12 @@ async fn p7_a_name_two_sources_share_fails_the_build_naming_both() {
         err.contains("registered earlier, the tool \"add\" of the MCP server \"alpha\""),
         "{err}"
     );
+    // The remedies an imported tool can take; not the attribute of a Rust
+    // tool, which it cannot.
+    for remedy in IMPORT_REMEDIES {
+        assert!(err.contains(remedy), "{remedy}: {err}");
+    }
+    assert!(!err.contains("#[tool(name"), "{err}");
     // With prefixes they live side by side.
     let a = tiny(&dir.path().join("a.jsonl"))
         .prefix("a")
@@ -773,6 +779,71 @@ async fn p7_a_name_two_sources_share_fails_the_build_naming_both() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("allow names \"nope\""), "{err}");
+}
+
+/// What a collision with an imported tool names as its remedies: a prefix
+/// (in Rust and on the command line), an allow-list, a rename.
+const IMPORT_REMEDIES: [&str; 6] = [
+    "a prefix (`Import::prefix`",
+    "`--mcp-config` names them `<server>__<tool>`",
+    "import only the tools needed (`Import::allow`",
+    "`includeTools` in `--mcp-config`",
+    "or rename it (`Import::rename`)",
+    "two tools are named \"add\"",
+];
+
+#[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
+struct Terms {
+    a: f64,
+    b: f64,
+}
+
+/// Adds a and b, in Rust: named like the tiny server's `add`.
+struct RustAdd;
+
+/// Adds a and b.
+#[toolprism::tool(name = "add", read_only)]
+impl RustAdd {
+    fn execute(args: Terms) -> f64 {
+        args.a + args.b
+    }
+    fn render(_: &Terms, v: &f64) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(v.to_string())]
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn p7_a_rust_tool_and_an_imported_one_sharing_a_name_name_the_imports_remedies() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny_add = tiny(&dir.path().join("a.jsonl"))
+        .name("alpha")
+        .allow(["add"])
+        .connect()
+        .await
+        .unwrap();
+    // Either order: the Rust tool first, or the imported one.
+    let rust_first = tiny_add
+        .register_in(Registry::builder().tool(RustAdd))
+        .build()
+        .unwrap_err()
+        .to_string();
+    let imported_first = tiny_add
+        .register_in(Registry::builder())
+        .tool(RustAdd)
+        .build()
+        .unwrap_err()
+        .to_string();
+    for err in [rust_first, imported_first] {
+        assert!(err.contains("`import::RustAdd`"), "{err}");
+        assert!(
+            err.contains("the tool \"add\" of the MCP server \"alpha\""),
+            "{err}"
+        );
+        for remedy in IMPORT_REMEDIES {
+            assert!(err.contains(remedy), "{remedy}: {err}");
+        }
+        assert!(!err.contains("#[tool(name"), "{err}");
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolprism::client::{
-    ApprovalRequest, Client, ClientError, ClientFuture, ElicitRequest, ElicitResponse, LogLevel,
-    SampleRequest, SampleResponse,
+    ApprovalAnswer, ApprovalRequest, Client, ClientError, ClientFuture, ElicitRequest,
+    ElicitResponse, LogLevel, SampleRequest, SampleResponse,
 };
 use toolprism::log::SessionLog;
 use toolprism::replay::replay_log;
@@ -115,17 +115,38 @@ impl AskTool {
 }
 struct AskTool;
 
+/// How a [`Person`] answers an approval.
+#[derive(Debug, Clone)]
+enum Plan {
+    /// The person's answer.
+    Says(ApprovalAnswer),
+    /// The client cannot ask: its error.
+    Fails(&'static str),
+    /// The client's own code panics while asking.
+    Panics,
+    /// No answer, ever.
+    Hangs,
+}
+
 /// A client that answers approvals as told, and records what it was sent.
 struct Person {
-    approve: Option<bool>,
+    plan: Plan,
     asked: Mutex<Vec<ApprovalRequest>>,
     logs: Mutex<Vec<(LogLevel, String)>>,
 }
 
 impl Person {
+    /// Approves (`Some(true)`), denies (`Some(false)`) or never answers.
     fn new(approve: Option<bool>) -> Arc<Person> {
+        Person::with(match approve {
+            Some(yes) => Plan::Says(yes.into()),
+            None => Plan::Hangs,
+        })
+    }
+
+    fn with(plan: Plan) -> Arc<Person> {
         Arc::new(Person {
-            approve,
+            plan,
             asked: Mutex::default(),
             logs: Mutex::default(),
         })
@@ -148,14 +169,15 @@ impl Client for Person {
     fn elicit(&self, _request: ElicitRequest) -> ClientFuture<'_, ElicitResponse> {
         Box::pin(async { Ok(ElicitResponse::Accept(json!({"name": "Ada"}))) })
     }
-    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, bool> {
+    fn approve(&self, request: ApprovalRequest) -> ClientFuture<'_, ApprovalAnswer> {
         self.asked.lock().unwrap().push(request);
-        let answer = self.approve;
+        let plan = self.plan.clone();
         Box::pin(async move {
-            match answer {
-                Some(yes) => Ok(yes),
-                // Never answers.
-                None => std::future::pending().await,
+            match plan {
+                Plan::Says(answer) => Ok(answer),
+                Plan::Fails(error) => Err(ClientError::Failed(error.to_owned())),
+                Plan::Panics => panic!("the approval dialog crashed"),
+                Plan::Hangs => std::future::pending().await,
             }
         })
     }
@@ -249,6 +271,93 @@ fn w9_no_client_and_no_answer_are_not_approved_and_never_hang() {
             .message
             .contains("no answer came within")
     );
+    assert_eq!(runs.0.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn w9_a_dismissed_a_failed_and_a_panicking_approval_each_say_what_happened() {
+    let runs = Runs::default();
+    let registry = registry(&runs, None);
+    let cases = [
+        (
+            Plan::Says(ApprovalAnswer::Dismiss),
+            ApprovalDecision::Dismissed,
+            "the user dismissed the approval of this call of \"delete\" without answering",
+        ),
+        (
+            Plan::Fails("JSON-RPC error -32603: no window"),
+            ApprovalDecision::Failed,
+            "the client could not ask the user (JSON-RPC error -32603: no window); it did not run",
+        ),
+        (
+            Plan::Panics,
+            ApprovalDecision::Failed,
+            "the client could not ask the user (its code panicked while asking: the approval dialog crashed)",
+        ),
+    ];
+    for (plan, decision, says) in cases {
+        let started = Instant::now();
+        let out = call(
+            &registry,
+            "delete",
+            r#"{"path":"a.txt"}"#,
+            Some(Person::with(plan.clone())),
+        );
+        assert_eq!(out.code().unwrap(), "NOT_APPROVED", "{plan:?}");
+        assert_eq!(out.approval().unwrap().decision, decision, "{plan:?}");
+        let message = &out.error().unwrap().message;
+        assert!(message.contains(says), "{plan:?}: {message}");
+        assert!(!message.contains("no answer came"), "{plan:?}: {message}");
+        assert!(
+            started.elapsed() < Duration::from_millis(300),
+            "{plan:?}: at once, not after the approval timeout"
+        );
+    }
+    assert_eq!(runs.0.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn w9_a_calls_own_approval_timeout_wins_over_the_registrys() {
+    let runs = Runs::default();
+    // The registry waits 300 ms; this call waits a whole second.
+    let registry = registry(&runs, None);
+    let options = CallOptions::new()
+        .with_client(Person::new(None))
+        .with_approval_timeout(Duration::from_secs(1));
+    let started = Instant::now();
+    let out = runtime().block_on(registry.call_with(
+        ToolCall::new("c1", "delete", r#"{"path":"a.txt"}"#),
+        &options,
+    ));
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert_eq!(
+        out.approval().unwrap().decision,
+        ApprovalDecision::Unanswered
+    );
+    let message = &out.error().unwrap().message;
+    assert!(message.contains("no answer came within 1 s"), "{message}");
+
+    // A program's calls wait as long as the call that runs the program.
+    use toolprism::code::CodeMode;
+    let programs = Registry::builder()
+        .tool(DeleteTool(runs.clone()))
+        .approval_timeout(Duration::from_millis(300))
+        .code_mode(toolprism::Mode::Both)
+        .build()
+        .unwrap();
+    let program = json!({
+        "description": "delete a.txt",
+        "code": "try { await tools.delete({ path: \"a.txt\" }); return \"ran\"; } catch (e) { return e.message; }"
+    });
+    let started = Instant::now();
+    let out = runtime().block_on(programs.call_with(
+        ToolCall::new("c2", "run_code", program.to_string()),
+        &options,
+    ));
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    let said = out.value().unwrap()["result"].as_str().unwrap().to_owned();
+    assert!(said.contains("no answer came within 1 s"), "{said}");
     assert_eq!(runs.0.load(Ordering::SeqCst), 0);
 }
 

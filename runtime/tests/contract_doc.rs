@@ -12,7 +12,11 @@
 //! - a test in `runtime/tests` is named after a rule (`c9_…`) that does not
 //!   list it;
 //! - a file in `runtime/tests` cites the design brief or an issue number
-//!   instead of a rule ID.
+//!   instead of a rule ID;
+//! - a `.rs`, `.md` or `.toml` file of the repository cites a path outside
+//!   it (the reference material next to the checkout, which a clone does
+//!   not have): the rules are stated here, in docs/contract.md, and in the
+//!   modules that keep them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -508,6 +512,87 @@ fn runtime_tests_cite_rule_ids_not_the_brief_or_issue_numbers() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every `.rs`, `.md` and `.toml` file of the repository, with its path
+/// relative to `root`: build output (`target/`), npm installs
+/// (`node_modules/`) and git's own directory left out.
+fn repository_sources(root: &Path, dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if path.is_dir() {
+            if !matches!(name.as_ref(), "target" | "node_modules" | ".git") {
+                out.extend(repository_sources(root, &path));
+            }
+        } else if [".rs", ".md", ".toml"].iter().any(|e| name.ends_with(e)) {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((rel, path));
+        }
+    }
+    out
+}
+
+/// The lines of `text` that cite a path outside the repository: the
+/// reference material kept in a `shared` directory next to a checkout
+/// (its `reference` folder, or any path up into it), which a clone does
+/// not have.
+fn outside_citations(text: &str) -> Vec<(usize, &str)> {
+    // Spelled in pieces, so this file does not find itself.
+    let shared = ["sha", "red/"].concat();
+    let needles = [format!("{shared}reference"), format!("../{shared}")];
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| needles.iter().any(|n| line.contains(n.as_str())))
+        .map(|(n, line)| (n + 1, line))
+        .collect()
+}
+
+#[test]
+fn no_file_cites_a_path_outside_the_repository() {
+    let root = root();
+    let files = repository_sources(&root, &root);
+    assert!(
+        files
+            .iter()
+            .any(|(rel, _)| rel == "core/src/dialect/dsh.rs")
+            && files.iter().any(|(rel, _)| rel == "docs/contract.md")
+            && files.iter().any(|(rel, _)| rel == "Cargo.toml"),
+        "the walk reaches the sources: {} files",
+        files.len()
+    );
+    let mut problems = Vec::new();
+    for (rel, path) in files {
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        for (n, line) in outside_citations(&text) {
+            problems.push(format!(
+                "{rel}:{n}: cites a path outside the repository; cite docs/contract.md or state the rule where it is kept: {}",
+                line.trim()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The check itself finds both spellings.
+    let shared = ["sha", "red/"].concat();
+    let sample = format!("a\n//! see `{shared}reference/x.md`\n[y](../../{shared}y.md)\n");
+    assert_eq!(
+        outside_citations(&sample)
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>(),
+        [2, 3]
+    );
 }
 
 #[test]

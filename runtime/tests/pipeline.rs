@@ -1171,6 +1171,12 @@ fn duplicate_names_fail_the_build_with_every_problem() {
         err.problems()[0].contains("two tools are named \"echo\""),
         "{err}"
     );
+    // Both are Rust tools: the attribute renames either.
+    assert!(
+        err.problems()[0].contains("rename one with #[tool(name = \"...\")]"),
+        "{err}"
+    );
+    assert!(!err.problems()[0].contains("Import::"), "{err}");
     assert!(
         err.problems()[1].contains("\"bad name!\" is not allowed"),
         "{err}"

@@ -73,9 +73,14 @@ use self::mapping::{Mapped, map_schema};
 use self::names::{Names, is_identifier, string_literal};
 use self::printer::Printer;
 use self::types::Ty;
+use toolprism_core::content_value_schema;
 
 /// The namespace that holds every tool's named types.
 const TYPES: &str = "ToolTypes";
+
+/// The type of one content block, declared once when a tool's value is its
+/// content ([`content_value_schema`]).
+const CONTENT: &str = "ToolContent";
 
 /// The TypeScript declaration text (a `.d.ts` script, no imports) for
 /// `tools`: the same bytes for the same tools in any order.
@@ -85,7 +90,11 @@ const TYPES: &str = "ToolTypes";
 /// written inline in `ToolArgsMap` and `ToolOutputMap`; the types their
 /// schemas name (`$defs` entries, and a root that refers to itself as
 /// `Root`) go to `declare namespace ToolTypes.<tool>.Args { … }` and
-/// `ToolTypes.<tool>.Output`, so two tools' types never collide.
+/// `ToolTypes.<tool>.Output`, so two tools' types never collide. A tool
+/// whose output schema is [`content_value_schema`] (its
+/// value is its content blocks: an imported tool whose server declares no
+/// output schema) resolves to `{ content: ToolContent[] }`, `ToolContent`
+/// declared once, after `ToolCallError`.
 ///
 /// ```
 /// use serde_json::json;
@@ -136,6 +145,10 @@ pub fn sdk(tools: &[SdkTool<'_>]) -> String {
     let mut out = header(names.iter().copied());
     out.push('\n');
     out.push_str(ERROR_CLASS);
+    if rendered.iter().any(|r| r.content) {
+        out.push('\n');
+        out.push_str(&content_declaration());
+    }
     out.push_str("\n/** Each tool's arguments, by tool name. */\ninterface ToolArgsMap {\n");
     for r in &rendered {
         out.push_str(&r.args);
@@ -161,6 +174,8 @@ struct Rendered<'a> {
     args: String,
     output: String,
     types: String,
+    /// Its value is its content: `{ content: ToolContent[] }`.
+    content: bool,
 }
 
 impl<'a> Rendered<'a> {
@@ -172,6 +187,17 @@ impl<'a> Rendered<'a> {
         } else {
             NOT_READ_ONLY
         });
+        let args_entry = entry(tool.name, &doc, &args, namespace, "Args");
+        let args_types = namespace_block(tool.name, namespace, "Args", "arguments", &args);
+        if tool.output_schema == Some(content_value_schema()) {
+            return Rendered {
+                name: tool.name,
+                args: args_entry,
+                output: content_entry(tool.name),
+                types: args_types,
+                content: true,
+            };
+        }
         let output = tool.output_schema.map_or_else(
             || Mapped {
                 ty: Ty::Unknown,
@@ -181,21 +207,43 @@ impl<'a> Rendered<'a> {
             },
             map_schema,
         );
-        let mut types = String::new();
-        for (side, what, mapped) in [("Args", "arguments", &args), ("Output", "value", &output)] {
-            types.push_str(&namespace_block(tool.name, namespace, side, what, mapped));
-        }
+        let output_types = namespace_block(tool.name, namespace, "Output", "value", &output);
         Rendered {
             name: tool.name,
-            args: entry(tool.name, &doc, &args, namespace, "Args"),
+            args: args_entry,
             output: entry(tool.name, &output.doc, &output, namespace, "Output"),
-            types,
+            types: args_types + &output_types,
+            content: false,
         }
     }
 
     fn key(&self) -> (&str, &str, &str, &str) {
         (self.name, &self.args, &self.output, &self.types)
     }
+}
+
+/// The `ToolOutputMap` entry of a tool whose value is its content:
+/// `"name": { content: ToolContent[] };` (`ToolContent`'s JSDoc says what
+/// it is, once for every such tool).
+fn content_entry(name: &str) -> String {
+    format!("  {}: {{ content: {CONTENT}[] }};\n", string_literal(name))
+}
+
+/// `type ToolContent = …;`, the blocks of [`content_value_schema`] mapped
+/// like any schema, after its JSDoc.
+fn content_declaration() -> String {
+    let block = &content_value_schema()["properties"]["content"]["items"];
+    let mapped = map_schema(block);
+    let printer = Printer {
+        names: &mapped.names,
+        prefix: "",
+    };
+    let doc = Doc::text(&format!(
+        "One content block of a tool's answer, as MCP spells it. A tool that declares no output schema (an imported one) resolves to `{{ content: {CONTENT}[] }}`, what it answered; narrow a block by its `type`."
+    ));
+    let mut out = String::new();
+    printer.declaration(CONTENT, &mapped.ty, &doc, 0, &mut out);
+    out
 }
 
 /// A map entry: `doc`, then `"name": <type>;`, indented two spaces.
@@ -305,6 +353,35 @@ declare namespace ToolTypes.find.Output {
 "#
         );
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn a_value_that_is_content_is_typed_as_its_blocks_declared_once() {
+        let input = json!({"type": "object", "properties": {"repo_path": {"type": "string"}}, "required": ["repo_path"]});
+        let content = content_value_schema();
+        let text = sdk(&[
+            tool("git_status", &input, Some(content)),
+            tool("git_log", &input, Some(content)),
+        ]);
+        assert!(
+            text.contains("  \"git_status\": { content: ToolContent[] };\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  \"git_log\": { content: ToolContent[] };\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("type ToolContent =").count(), 1, "{text}");
+        assert!(!text.contains("unknown"), "{text}");
+        for kind in ["text", "image", "audio", "resource", "resource_link"] {
+            assert!(
+                text.contains(&format!("type: \"{kind}\"")),
+                "{kind}: {text}"
+            );
+        }
+        // Without such a tool, no declaration: the text is as it was.
+        let plain = sdk(&[tool("t", &input, None)]);
+        assert!(!plain.contains("ToolContent"), "{plain}");
     }
 
     #[test]

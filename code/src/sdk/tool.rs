@@ -32,7 +32,9 @@ pub struct SdkTool<'a> {
     /// The JSON Schema of its arguments.
     pub input_schema: &'a Value,
     /// The JSON Schema of the value its call resolves to; `None` types it
-    /// `unknown`.
+    /// `unknown`, and
+    /// [`content_value_schema`](toolprism_core::content_value_schema)
+    /// types it `{ content: ToolContent[] }`.
     pub output_schema: Option<&'a Value>,
     /// Whether the tool only reads: its calls may then overlap under
     /// `Promise.all`, where the others run one at a time.

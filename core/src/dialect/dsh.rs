@@ -6,7 +6,9 @@
 //! `ToolDefinition` minus its functions (`execute`, `render`, … are the
 //! harness adapter's to supply).
 //!
-//! # The subset (`shared/reference/dsh-tool-contract.md`, "Schema subset")
+//! # The subset (DSH's tool contract, "Schema subset"; W5 in `docs/contract.md`)
+//!
+//! Stated here in full: this module is where the project keeps it.
 //!
 //! Keywords: `type` (one of `object`, `array`, `string`, `number`,
 //! `integer`, `boolean`, `null`), `oneOf`, `properties`, `required`,

@@ -155,12 +155,15 @@ pub fn output_schema(def: &ToolDefinition, protocol_version: &str) -> (Value, bo
     (wrap_schema(schema), true)
 }
 
-/// Whether `def` declares what its values are: every tool written in Rust
-/// does; a tool imported from a server that declares no output schema has
-/// the schema `true`, and is listed without `outputSchema` (its results
-/// carry no `structuredContent` either: the content is what it returns).
+/// Whether `def` is listed with `outputSchema` and answers with
+/// `structuredContent`: every tool written in Rust is. A tool whose value
+/// is its content ([`content_value_schema`](crate::content_value_schema):
+/// a tool imported from a server that declares no output schema) and a
+/// dynamic tool that declares none (the schema `true`) are listed without
+/// it, and their results carry no `structuredContent`: the content is
+/// what they return.
 pub fn declares_output(def: &ToolDefinition) -> bool {
-    def.output_schema != Value::Bool(true)
+    def.output_schema != Value::Bool(true) && def.output_schema != *crate::content_value_schema()
 }
 
 /// Whether `def`'s output is wrapped as `{"value": …}` in `protocol_version`.

@@ -64,6 +64,10 @@ pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct RegistryBuilder {
     tools: Vec<Box<dyn DynTool>>,
     problems: Vec<String>,
+    /// The collision remedies the problems named so far, each with the
+    /// name whose problem named it, so that one import colliding many
+    /// times names its remedies once.
+    remedies: Vec<(String, String)>,
     settings: Settings,
     mode: Mode,
     /// The program tool and what writes its description.
@@ -91,6 +95,7 @@ impl RegistryBuilder {
         RegistryBuilder {
             tools: Vec::new(),
             problems: Vec::new(),
+            remedies: Vec::new(),
             mode: Mode::Native,
             program: None,
             settings: Settings {
@@ -169,10 +174,15 @@ impl RegistryBuilder {
             return self;
         }
         if let Some(earlier) = self.tools.iter().find(|t| t.name() == name) {
+            let origin = earlier.origin().into_owned();
+            // An imported tool cannot take the attribute: its own remedies.
+            let remedy = match earlier.collision_remedy() {
+                Some(remedy) => self.remedy_once(name, remedy),
+                None => "rename one with #[tool(name = \"...\")]".to_owned(),
+            };
             self.problems.push(format!(
-                "two tools are named \"{name}\" (`{}` and, registered earlier, {}): tool names must be unique; rename one with #[tool(name = \"...\")]",
+                "two tools are named \"{name}\" (`{}` and, registered earlier, {origin}): tool names must be unique; {remedy}",
                 std::any::type_name::<T>(),
-                earlier.origin()
             ));
             return self;
         }
@@ -189,6 +199,18 @@ impl RegistryBuilder {
             )),
         }
         self
+    }
+
+    /// The end of a collision's problem: `remedy`, or, when an earlier
+    /// problem of this build already named it, a pointer to that one.
+    fn remedy_once(&mut self, name: &str, remedy: String) -> String {
+        match self.remedies.iter().find(|(given, _)| *given == remedy) {
+            Some((_, first)) => format!("the same remedies as for \"{first}\""),
+            None => {
+                self.remedies.push((remedy.clone(), name.to_owned()));
+                remedy
+            }
+        }
     }
 
     /// Registers a tool whose definition is known only at run time (see
@@ -213,11 +235,19 @@ impl RegistryBuilder {
         }
         if let Some(earlier) = self.tools.iter().find(|t| t.name() == name) {
             let origin = tool.origin();
-            self.problems.push(format!(
+            let mut problem = format!(
                 "two tools are named \"{name}\" ({} and, registered earlier, {}): tool names must be unique",
                 origin.as_deref().unwrap_or("a dynamic tool"),
                 earlier.origin()
-            ));
+            );
+            if let Some(remedy) = tool
+                .collision_remedy()
+                .or_else(|| earlier.collision_remedy())
+            {
+                problem.push_str("; ");
+                problem.push_str(&self.remedy_once(&name, remedy));
+            }
+            self.problems.push(problem);
             return self;
         }
         let definition = ToolDefinition {
@@ -268,7 +298,9 @@ impl RegistryBuilder {
 
     /// How long a call that needs approval waits for the person's answer
     /// ([`DEFAULT_APPROVAL_TIMEOUT`] unless set); then it ends as
-    /// `NOT_APPROVED`, unanswered.
+    /// `NOT_APPROVED`, unanswered. A call's own
+    /// ([`CallOptions::with_approval_timeout`](crate::CallOptions::with_approval_timeout))
+    /// wins.
     pub fn approval_timeout(mut self, timeout: Duration) -> Self {
         self.settings.approval_timeout = timeout;
         self

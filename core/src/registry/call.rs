@@ -68,6 +68,7 @@ pub struct CallOptions {
     pub(crate) log: Option<SessionLog>,
     pub(crate) client: Option<Arc<dyn Client>>,
     pub(crate) caller: Option<Caller>,
+    pub(crate) approval_timeout: Option<Duration>,
 }
 
 impl CallOptions {
@@ -139,6 +140,29 @@ impl CallOptions {
         self
     }
 
+    /// How long this call, if it needs the user's approval, waits for the
+    /// answer before it ends as `NOT_APPROVED`, unanswered: instead of the
+    /// registry's [`approval_timeout`](crate::RegistryBuilder::approval_timeout).
+    /// The calls a program makes from this call wait as long. A transport
+    /// that knows how long its users take passes it here (`serve
+    /// --approval-timeout SECS`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = toolprism::CallOptions::new().with_approval_timeout(Duration::from_secs(600));
+    /// assert_eq!(options.approval_timeout(), Some(Duration::from_secs(600)));
+    /// ```
+    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approval_timeout = Some(timeout);
+        self
+    }
+
+    /// The approval timeout of
+    /// [`with_approval_timeout`](Self::with_approval_timeout), when set.
+    pub fn approval_timeout(&self) -> Option<Duration> {
+        self.approval_timeout
+    }
+
     /// The client of [`with_client`](Self::with_client), when set.
     pub fn client(&self) -> Option<&Arc<dyn Client>> {
         self.client.as_ref()
@@ -196,6 +220,7 @@ impl fmt::Debug for CallOptions {
             .field("log", &self.log.as_ref().map(SessionLog::path))
             .field("client", &self.client.is_some())
             .field("caller", &self.caller)
+            .field("approval_timeout", &self.approval_timeout)
             .finish()
     }
 }
@@ -209,4 +234,5 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     log: None,
     client: None,
     caller: None,
+    approval_timeout: None,
 };

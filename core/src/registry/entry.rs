@@ -29,6 +29,9 @@ pub(super) trait DynTool: Send + Sync {
     fn tool_type(&self) -> TypeId;
     /// Where the tool comes from, as registry problems name it.
     fn origin(&self) -> std::borrow::Cow<'_, str>;
+    /// How to end a collision with this tool's name, other than
+    /// `#[tool(name = …)]` (see [`Kernel::collision_remedy`]).
+    fn collision_remedy(&self) -> Option<String>;
     /// Steps 2–10 of one call (step 1 found this tool).
     fn run<'a>(
         &'a self,
@@ -77,6 +80,10 @@ impl<K: Kernel> DynTool for Entry<K> {
 
     fn origin(&self) -> std::borrow::Cow<'_, str> {
         self.tool.origin()
+    }
+
+    fn collision_remedy(&self) -> Option<String> {
+        self.tool.collision_remedy()
     }
 
     fn run<'a>(

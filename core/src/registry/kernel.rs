@@ -45,6 +45,11 @@ pub(crate) trait Kernel: Send + Sync + 'static {
     /// tool's type, a dynamic tool's [`DynamicTool::origin`].
     fn origin(&self) -> Cow<'_, str>;
 
+    /// How to end a collision of this tool's name with another's, when it
+    /// is not `#[tool(name = …)]` (a dynamic tool's
+    /// [`DynamicTool::collision_remedy`]); `None` for a Rust tool.
+    fn collision_remedy(&self) -> Option<String>;
+
     fn execute<'a>(
         &'a self,
         args: Self::Args,
@@ -90,6 +95,10 @@ impl<T: Tool> Kernel for T {
 
     fn origin(&self) -> Cow<'_, str> {
         Cow::Owned(format!("`{}`", std::any::type_name::<T>()))
+    }
+
+    fn collision_remedy(&self) -> Option<String> {
+        None
     }
 
     #[inline]
@@ -223,6 +232,16 @@ pub trait DynamicTool: Send + Sync + 'static {
         None
     }
 
+    /// What to do when another tool of the registry already has this
+    /// tool's name, in a few words, as the registry's problem about the
+    /// collision ends (for an imported tool: a prefix, an allow-list or a
+    /// rename of its import). A dynamic tool cannot take
+    /// `#[tool(name = …)]`, so that remedy is named only when both tools
+    /// are Rust tools; `None` names none for this tool.
+    fn collision_remedy(&self) -> Option<String> {
+        None
+    }
+
     /// The call card; `None` gives the generic card. Pure.
     fn present_call(&self, _arguments: &Value) -> Option<CallCard> {
         None
@@ -283,6 +302,10 @@ impl<D: DynamicTool> Kernel for Dynamic<D> {
         self.0
             .origin()
             .map_or(Cow::Borrowed("a dynamic tool"), Cow::Owned)
+    }
+
+    fn collision_remedy(&self) -> Option<String> {
+        self.0.collision_remedy()
     }
 
     async fn execute<'a>(

@@ -36,7 +36,7 @@
 
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -60,7 +60,7 @@ use crate::lossless::{check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
 use crate::result::{
-    Approval, ApprovalDecision, CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult,
+    Approval, Asked, CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult,
 };
 use crate::schema::violations;
 use crate::spill::spill_content;
@@ -458,12 +458,13 @@ impl<T: Kernel> Run<'_, T> {
     }
 
     /// Step 3, asking: the question goes to the call's client, under the
-    /// registry's approval timeout and the call's cancellation; the
-    /// decision is logged with the call and kept for its outcome.
+    /// approval timeout (the call's, else the registry's) and the call's
+    /// cancellation; the decision is logged with the call and kept for its
+    /// outcome, and a refusal says how the asking ended.
     #[cold]
     async fn approve(&self, question: String, arguments: &Value) -> Result<(), ErrorInfo> {
-        let decision = match self.options.client.as_ref() {
-            None => ApprovalDecision::Unavailable,
+        let asked = match self.options.client.as_ref() {
+            None => Asked::Unavailable,
             Some(client) => {
                 let request = ApprovalRequest {
                     tool: self.facts().name.to_owned(),
@@ -471,24 +472,34 @@ impl<T: Kernel> Run<'_, T> {
                     arguments: arguments.clone(),
                     question: question.clone(),
                 };
+                let timeout = self
+                    .options
+                    .approval_timeout
+                    .unwrap_or(self.settings.approval_timeout);
+                let started = Instant::now();
                 // The client is the caller's code: polled under a guard.
                 let slot = std::pin::pin!(Some(client.approve(request)));
                 let mut asked = Guarded::new(slot);
-                let limit = Some(self.settings.approval_timeout);
-                match race(asked.run(), limit, self.options.cancel.as_ref()).await {
-                    Raced::Done(Ok(Ok(true))) => ApprovalDecision::Approved,
-                    Raced::Done(Ok(Ok(false))) => ApprovalDecision::Denied,
-                    Raced::Done(Ok(Err(ClientError::Unavailable(_)))) => {
-                        ApprovalDecision::Unavailable
+                match race(asked.run(), Some(timeout), self.options.cancel.as_ref()).await {
+                    Raced::Done(Ok(Ok(answer))) => Asked::Answered(answer),
+                    Raced::Done(Ok(Err(ClientError::Unavailable(_)))) => Asked::Unavailable,
+                    Raced::Done(Ok(Err(ClientError::Failed(error)))) => Asked::Failed(error),
+                    // The client's own timeout came first.
+                    Raced::Done(Ok(Err(ClientError::TimedOut))) => {
+                        Asked::Unanswered(started.elapsed())
                     }
-                    Raced::Done(Ok(Err(_)) | Err(_)) | Raced::TimedOut => {
-                        ApprovalDecision::Unanswered
+                    Raced::Done(Err(panic)) => {
+                        Asked::Failed(format!("its code panicked while asking: {panic}"))
                     }
+                    Raced::TimedOut => Asked::Unanswered(timeout),
                     Raced::Cancelled => return Err(aborted_before_dispatch()),
                 }
             }
         };
-        let approval = Approval { question, decision };
+        let approval = Approval {
+            question,
+            decision: asked.decision(),
+        };
         if let Some(log) = log_of(self.options, self.settings)
             && let Err(e) = log.record_approval(&self.id, &approval)
         {
@@ -496,9 +507,8 @@ impl<T: Kernel> Run<'_, T> {
                 .approval_warning
                 .set(not_appended(log, "tool/approval", &e));
         }
-        let refused = approval.refusal(self.facts().name, self.settings.approval_timeout);
         let _ = self.approval.set(approval);
-        match refused {
+        match asked.refusal(self.facts().name) {
             None => Ok(()),
             Some(message) => Err(ErrorInfo::new(ErrorCode::NotApproved, message)),
         }
@@ -542,6 +552,7 @@ impl<T: Kernel> Run<'_, T> {
                     log: self.options.log.as_ref(),
                     client: self.options.client.as_ref(),
                     caller: self.options.caller.as_ref(),
+                    approval_timeout: self.options.approval_timeout,
                 },
             );
             // Dropped under a guard: after a timeout or cancellation, or when
@@ -603,6 +614,7 @@ impl<T: Kernel> Run<'_, T> {
             let log = self.options.log.clone();
             let client = self.options.client.clone();
             let caller = self.options.caller.clone();
+            let approval_timeout = self.options.approval_timeout;
             move || {
                 let cx = ToolContext::new(
                     &registry,
@@ -615,6 +627,7 @@ impl<T: Kernel> Run<'_, T> {
                         log: log.as_ref(),
                         client: client.as_ref(),
                         caller: caller.as_ref(),
+                        approval_timeout,
                     },
                 );
                 guard(|| tool.execute_blocking(args, &cx))

@@ -41,14 +41,14 @@
 //! |---|---|
 //! | tool `name` | the name, after [`Import::rename`] and `<prefix>__` ([`Import::prefix`]); a name outside `[A-Za-z0-9_-]{1,64}` fails [`Import::connect`], naming the tool and the remedies |
 //! | `title` (or `annotations.title`), `description`, `inputSchema` | the same in the [`DynamicDefinition`](toolprism_core::DynamicDefinition) |
-//! | `outputSchema` | the output schema; a toolprism server's wrapped schema (`_meta["toolprism/wrapped"]`) is unwrapped, so the value is the tool's own; none → the schema `true` (re-served with no `outputSchema` and no `structuredContent`) |
+//! | `outputSchema` | the output schema; a toolprism server's wrapped schema (`_meta["toolprism/wrapped"]`) is unwrapped, so the value is the tool's own; none → [`content_value_schema`](toolprism_core::content_value_schema), the schema of the value below (so Code Mode types it, `{ content: ToolContent[] }`), re-served with no `outputSchema` and no `structuredContent` |
 //! | `annotations` hints | [`ToolAnnotations`](toolprism_core::ToolAnnotations) with MCP's defaults for the missing ones (`destructiveHint` and `openWorldHint` default to true, and toolprism re-serves all four explicitly) |
 //! | | the [kind](#kinds) |
 //! | `_meta` | [`ImportedTool::meta`]; see [Meta](#meta) |
 //! | arguments | sent as the pipeline read and checked them: a call whose arguments break the input schema is `INVALID_ARGS` and never reaches the server |
 //! | result `content` | what the model reads: every block kind (text, image, audio, embedded resource, resource link) as the same [`ContentBlock`](toolprism_core::ContentBlock); a block's `annotations` and `_meta` are dropped |
 //! | `structuredContent`, when the tool declares an output schema | the value, checked against that schema (`INVALID_TOOL_OUTPUT` when it breaks it, or is missing) |
-//! | no output schema declared | the value is `{"content": [<the content blocks as JSON>]}` |
+//! | no output schema declared | the value is `{"content": [<the content blocks as JSON>]}` ([`content_value`](toolprism_core::content_value)); a `structuredContent` the server sends anyway is not part of it |
 //! | `isError: true` | an error result: the code is `_meta["toolprism/errorCode"]` when the server sends one (a toolprism server does), else [`TOOL_ERROR`]; the message is the content's text |
 //! | a JSON-RPC error answer | [`SERVER_ERROR`] |
 //! | the server dies or closes the connection mid-call | [`SERVER_GONE`]; the next call starts it again (a new process, or a new HTTP session) |

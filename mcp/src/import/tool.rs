@@ -27,6 +27,11 @@ const META_KIND: &str = toolprism_core::dialect::mcp::META_KIND;
 /// tool's output schema and values in `{"value": …}` for an older protocol.
 const META_WRAPPED: &str = toolprism_core::dialect::mcp::META_WRAPPED;
 
+/// What ends a collision of an imported tool's name with another tool's:
+/// the import's options, in Rust and on a `toolprism::cli` command line
+/// (an imported tool cannot take `#[tool(name = …)]`).
+const COLLISION_REMEDIES: &str = "give the server's tools a prefix (`Import::prefix`; on the command line, `--mcp-config` names them `<server>__<tool>`), import only the tools needed (`Import::allow`; `includeTools` in `--mcp-config`), or rename it (`Import::rename`)";
+
 /// The code of an `isError` result from a server that gives none.
 pub const TOOL_ERROR: &str = "TOOL_ERROR";
 /// The code of a call the server went away under (a crash, a closed
@@ -103,8 +108,14 @@ impl ImportedTool {
             .title
             .clone()
             .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()));
+        let structured = output_schema.is_some();
+        // Without one, the value is the content: declared as such, so it is
+        // checked and typed like any other (and still re-served without
+        // `outputSchema`).
+        let output_schema =
+            output_schema.or_else(|| Some(toolprism_core::content_value_schema().clone()));
         ImportedTool {
-            structured: output_schema.is_some(),
+            structured,
             wrapped,
             definition: DynamicDefinition {
                 name,
@@ -179,10 +190,7 @@ impl ImportedTool {
                 }
             }
         } else {
-            let blocks = serde_json::to_value(&content).unwrap_or(Value::Array(Vec::new()));
-            let mut object = Map::new();
-            object.insert("content".to_owned(), blocks);
-            Value::Object(object)
+            toolprism_core::content_value(&content)
         };
         Ok(DynamicOutput { content, value })
     }
@@ -230,6 +238,13 @@ impl DynamicTool for ImportedTool {
             self.remote.escape_debug(),
             self.connection.server
         ))
+    }
+
+    /// The import's options, in Rust and on the command line (a prefix,
+    /// an allow-list, a rename): an imported tool's name comes from its
+    /// server and its import, not from an attribute.
+    fn collision_remedy(&self) -> Option<String> {
+        Some(COLLISION_REMEDIES.to_owned())
     }
 }
 

@@ -401,10 +401,10 @@ impl toolprism::client::Client for Person {
     fn approve(
         &self,
         request: toolprism::client::ApprovalRequest,
-    ) -> toolprism::client::ClientFuture<'_, bool> {
+    ) -> toolprism::client::ClientFuture<'_, toolprism::client::ApprovalAnswer> {
         self.asked.lock().unwrap().push(request.question);
         let yes = self.yes;
-        Box::pin(async move { Ok(yes) })
+        Box::pin(async move { Ok(yes.into()) })
     }
 }
 
