@@ -18,7 +18,18 @@
 //! object's `required` lists the fields that must be answered. Fields are
 //! asked in the order of the schema's keys, which is alphabetical (a
 //! `serde_json::Value` keeps no other order).
+//!
+//! An answer is checked by `jsonschema` against its field's own schema,
+//! compiled once per field when the form is read (formats included: the
+//! four above are validated, not only annotated), and the first violation
+//! is told as one sentence a person can act on (`151 is above the maximum,
+//! 150`). Written here is only what a validator does not do: reading the
+//! schema to ask it (the kinds, choices and bounds a question shows),
+//! turning the typed line into a JSON value of the field's type (a number,
+//! `y`/`n`, a choice by its number or title), and wording the violation.
 
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Number, Value};
 
 /// A form: its fields, in the order asked.
@@ -38,9 +49,12 @@ pub(crate) struct Field {
     /// Checked when the form is read: a default is always a valid answer.
     pub(crate) default: Option<Value>,
     pub(crate) kind: Kind,
+    /// The field's schema, compiled: what checks an answer.
+    validator: Validator,
 }
 
-/// What a field takes.
+/// What a field takes, as the question shows it (the bounds are read for
+/// the hint; the validator checks them).
 #[derive(Debug)]
 pub(crate) enum Kind {
     Text {
@@ -71,13 +85,27 @@ pub(crate) struct Choice {
     pub(crate) title: Option<String>,
 }
 
-/// The string formats MCP's form mode names.
+/// The string formats MCP's form mode names: a question says in words
+/// what each takes, so another format is refused rather than asked blind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
     Email,
     Uri,
     Date,
     DateTime,
+}
+
+impl Format {
+    /// The format's name in JSON Schema.
+    fn of(name: &str) -> Option<Format> {
+        match name {
+            "email" => Some(Format::Email),
+            "uri" => Some(Format::Uri),
+            "date" => Some(Format::Date),
+            "date-time" => Some(Format::DateTime),
+            _ => None,
+        }
+    }
 }
 
 impl Form {
@@ -183,11 +211,10 @@ impl Field {
                     max: count_of(schema, "maxLength"),
                     format: match schema.get("format").and_then(Value::as_str) {
                         None => None,
-                        Some("email") => Some(Format::Email),
-                        Some("uri") => Some(Format::Uri),
-                        Some("date") => Some(Format::Date),
-                        Some("date-time") => Some(Format::DateTime),
-                        Some(other) => return Err(format!("unknown string format \"{other}\"")),
+                        Some(name) => match Format::of(name) {
+                            Some(format) => Some(format),
+                            None => return Err(format!("unknown string format \"{name}\"")),
+                        },
                     },
                 },
             },
@@ -213,6 +240,10 @@ impl Field {
             Some(other) => return Err(format!("type \"{other}\" is not a form field")),
             None => return Err("no `type`".to_owned()),
         };
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&Value::Object(schema.clone()))
+            .map_err(|e| format!("its schema does not compile: {e}"))?;
         let field = Field {
             name: name.to_owned(),
             title: text_of(schema, "title"),
@@ -220,6 +251,7 @@ impl Field {
             required,
             default: None,
             kind,
+            validator,
         };
         match schema.get("default") {
             None => Ok(field),
@@ -374,69 +406,82 @@ impl Field {
         Ok(Some(value))
     }
 
-    /// Whether `value` is a valid answer: of the field's type, one of its
-    /// choices, within its bounds.
+    /// Whether `value` is a valid answer to the field's schema, or its first
+    /// violation in words.
     fn check(&self, value: &Value) -> Result<(), String> {
-        match (&self.kind, value) {
-            (Kind::Text { min, max, format }, Value::String(text)) => {
-                let chars = text.chars().count() as u64;
-                if let Some(min) = min.filter(|&min| chars < min) {
-                    return Err(format!("{chars} chars, fewer than the {min} it needs"));
-                }
-                if let Some(max) = max.filter(|&max| chars > max) {
-                    return Err(format!("{chars} chars, more than the {max} it takes"));
-                }
-                match format {
-                    Some(format) if !has_format(text, *format) => Err(format!(
-                        "\"{text}\" is not {}",
-                        match format {
-                            Format::Email => "an email address",
-                            Format::Uri => "a URI (scheme:…)",
-                            Format::Date => "a date (YYYY-MM-DD)",
-                            Format::DateTime => "a date and time (YYYY-MM-DDThh:mm:ssZ)",
-                        }
-                    )),
-                    _ => Ok(()),
-                }
+        match self.validator.iter_errors(value).next() {
+            None => Ok(()),
+            Some(error) => Err(self.reason(&error)),
+        }
+    }
+
+    /// A violation as a person at a terminal reads it: what was given, and
+    /// the bound or the kind of answer it missed. `jsonschema`'s own message
+    /// for what a form field seldom holds (`pattern`, `multipleOf`).
+    fn reason(&self, error: &ValidationError<'_>) -> String {
+        let given: &Value = error.instance();
+        let chars = || given.as_str().map_or(0, |text| text.chars().count());
+        let chosen = || given.as_array().map_or(0, Vec::len);
+        match error.kind() {
+            // Below the root: an item of a list of choices.
+            ValidationErrorKind::Type { .. } if error.instance_path().iter().next().is_some() => {
+                format!("{given} is not one of the choices")
             }
-            (Kind::Number { integer, min, max }, Value::Number(n)) => {
-                if *integer && !(n.is_i64() || n.is_u64()) {
-                    return Err(format!("{n} is not an integer"));
-                }
-                let x = n.as_f64().unwrap_or(f64::NAN);
-                if let Some(min) = min.filter(|&min| x < min) {
-                    return Err(format!("{n} is below the minimum, {min}"));
-                }
-                if let Some(max) = max.filter(|&max| x > max) {
-                    return Err(format!("{n} is above the maximum, {max}"));
-                }
-                Ok(())
+            ValidationErrorKind::Type { .. } => format!("{given} is not {}", self.what()),
+            ValidationErrorKind::Minimum { limit } => {
+                format!("{given} is below the minimum, {limit}")
             }
-            (Kind::Boolean, Value::Bool(_)) => Ok(()),
-            (Kind::One(choices), Value::String(value)) => {
-                if choices.iter().any(|c| &c.value == value) {
-                    Ok(())
-                } else {
-                    Err(format!("\"{value}\" is not one of the choices"))
-                }
+            ValidationErrorKind::Maximum { limit } => {
+                format!("{given} is above the maximum, {limit}")
             }
-            (Kind::Some { choices, min, max }, Value::Array(values)) => {
-                for value in values {
-                    match value.as_str() {
-                        Some(v) if choices.iter().any(|c| c.value == v) => {}
-                        _ => return Err(format!("{value} is not one of the choices")),
-                    }
-                }
-                let n = values.len() as u64;
-                if let Some(min) = min.filter(|&min| n < min) {
-                    return Err(format!("{n} chosen, fewer than the {min} it needs"));
-                }
-                if let Some(max) = max.filter(|&max| n > max) {
-                    return Err(format!("{n} chosen, more than the {max} it takes"));
-                }
-                Ok(())
+            ValidationErrorKind::ExclusiveMinimum { limit } => {
+                format!("{given} is not above {limit}")
             }
-            (_, other) => Err(format!("{other} is not of the field's type")),
+            ValidationErrorKind::ExclusiveMaximum { limit } => {
+                format!("{given} is not below {limit}")
+            }
+            ValidationErrorKind::MinLength { limit } => {
+                format!("{} chars, fewer than the {limit} it needs", chars())
+            }
+            ValidationErrorKind::MaxLength { limit } => {
+                format!("{} chars, more than the {limit} it takes", chars())
+            }
+            ValidationErrorKind::Format { format } => format!(
+                "{given} is not {}",
+                match Format::of(format) {
+                    Some(Format::Email) => "an email address".to_owned(),
+                    Some(Format::Uri) => "a URI (scheme:…)".to_owned(),
+                    Some(Format::Date) => "a date (YYYY-MM-DD)".to_owned(),
+                    Some(Format::DateTime) => "a date and time (YYYY-MM-DDThh:mm:ssZ)".to_owned(),
+                    None => format!("a valid {format}"),
+                }
+            ),
+            ValidationErrorKind::Enum { .. }
+            | ValidationErrorKind::Constant { .. }
+            | ValidationErrorKind::AnyOf { .. }
+            | ValidationErrorKind::OneOfNotValid { .. } => {
+                format!("{given} is not one of the choices")
+            }
+            ValidationErrorKind::MinItems { limit } => {
+                format!("{} chosen, fewer than the {limit} it needs", chosen())
+            }
+            ValidationErrorKind::MaxItems { limit } => {
+                format!("{} chosen, more than the {limit} it takes", chosen())
+            }
+            ValidationErrorKind::UniqueItems => "a choice is chosen twice".to_owned(),
+            _ => error.to_string(),
+        }
+    }
+
+    /// The kind of answer the field takes, for a value of another type.
+    fn what(&self) -> &'static str {
+        match &self.kind {
+            Kind::Text { .. } => "text",
+            Kind::Number { integer: true, .. } => "an integer",
+            Kind::Number { integer: false, .. } => "a number",
+            Kind::Boolean => "yes or no",
+            Kind::One(_) => "one of the choices",
+            Kind::Some { .. } => "a list of choices",
         }
     }
 }
@@ -480,94 +525,6 @@ fn pick<'c>(choices: &'c [Choice], typed: &str) -> Result<&'c str, String> {
         )),
         _ => Err(format!("\"{typed}\" names more than one choice")),
     }
-}
-
-/// Whether `text` looks like `format`: the checks a form can make without
-/// a network or a calendar library.
-fn has_format(text: &str, format: Format) -> bool {
-    match format {
-        Format::Email => match text.split_once('@') {
-            Some((local, domain)) => {
-                !local.is_empty()
-                    && !domain.is_empty()
-                    && !domain.contains('@')
-                    && !text.contains(char::is_whitespace)
-            }
-            None => false,
-        },
-        Format::Uri => match text.split_once(':') {
-            Some((scheme, rest)) => {
-                scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                    && scheme
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-                    && !rest.is_empty()
-                    && !text.contains(char::is_whitespace)
-            }
-            None => false,
-        },
-        Format::Date => is_date(text),
-        Format::DateTime => match text.split_once(['T', 't']) {
-            Some((date, time)) => is_date(date) && is_time(time),
-            None => false,
-        },
-    }
-}
-
-/// `YYYY-MM-DD`, a day that exists.
-fn is_date(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('-').collect();
-    let [y, m, d] = parts.as_slice() else {
-        return false;
-    };
-    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return false;
-    }
-    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<u32>(), m.parse::<u32>(), d.parse::<u32>()) else {
-        return false;
-    };
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
-}
-
-/// `hh:mm:ss`, optional fraction, then `Z` or `±hh:mm` (RFC 3339).
-fn is_time(text: &str) -> bool {
-    let (clock, zone) = match text.find(['Z', 'z', '+', '-']) {
-        Some(at) => text.split_at(at),
-        None => return false,
-    };
-    let zone_ok = matches!(zone, "Z" | "z")
-        || (zone.len() == 6 && {
-            let (h, m) = (&zone[1..3], &zone[4..6]);
-            &zone[3..4] == ":"
-                && h.parse::<u32>().is_ok_and(|h| h < 24)
-                && m.parse::<u32>().is_ok_and(|m| m < 60)
-        });
-    let clock = clock.split_once('.').map_or(clock, |(whole, fraction)| {
-        if !fraction.is_empty() && fraction.chars().all(|c| c.is_ascii_digit()) {
-            whole
-        } else {
-            ""
-        }
-    });
-    let parts: Vec<&str> = clock.split(':').collect();
-    let clock_ok = match parts.as_slice() {
-        [h, m, s] => {
-            [h, m, s].iter().all(|p| p.len() == 2)
-                && h.parse::<u32>().is_ok_and(|h| h < 24)
-                && m.parse::<u32>().is_ok_and(|m| m < 60)
-                && s.parse::<u32>().is_ok_and(|s| s <= 60)
-        }
-        _ => false,
-    };
-    zone_ok && clock_ok
 }
 
 #[cfg(test)]
@@ -789,19 +746,30 @@ mod tests {
         );
         let email = field(json!({"type": "string", "format": "email"}), true);
         assert!(email.answer("ada@example.com").is_ok());
-        for bad in ["ada", "@x", "a@", "a b@c", "a@b@c"] {
+        assert_eq!(
+            email.answer("ada").unwrap_err(),
+            "\"ada\" is not an email address"
+        );
+        for bad in ["@x", "a@", "a b@c", "a@b@c"] {
             assert!(email.answer(bad).is_err(), "{bad}");
         }
         let uri = field(json!({"type": "string", "format": "uri"}), true);
         assert!(uri.answer("https://example.com/x").is_ok());
         assert!(uri.answer("mailto:ada@example.com").is_ok());
-        assert!(uri.answer("example.com").is_err());
+        assert_eq!(
+            uri.answer("example.com").unwrap_err(),
+            "\"example.com\" is not a URI (scheme:…)"
+        );
         assert!(uri.answer("1http://x").is_err());
         let date = field(json!({"type": "string", "format": "date"}), true);
         assert!(date.answer("2024-02-29").is_ok());
-        for bad in ["2023-02-29", "2024-13-01", "2024-1-01", "tomorrow"] {
+        for bad in ["2023-02-29", "2024-13-01", "2024-1-01"] {
             assert!(date.answer(bad).is_err(), "{bad}");
         }
+        assert_eq!(
+            date.answer("tomorrow").unwrap_err(),
+            "\"tomorrow\" is not a date (YYYY-MM-DD)"
+        );
         let at = field(json!({"type": "string", "format": "date-time"}), true);
         for good in ["2024-05-01T12:30:00Z", "2024-05-01T12:30:00.25+02:00"] {
             assert!(at.answer(good).is_ok(), "{good}");
@@ -814,5 +782,43 @@ mod tests {
         ] {
             assert!(at.answer(bad).is_err(), "{bad}");
         }
+        assert_eq!(
+            at.answer("2024-05-01").unwrap_err(),
+            "\"2024-05-01\" is not a date and time (YYYY-MM-DDThh:mm:ssZ)"
+        );
+    }
+
+    #[test]
+    fn the_whole_field_schema_is_checked_and_a_broken_one_refused() {
+        // Keywords the hint does not show are checked all the same.
+        let f = field(json!({"type": "number", "exclusiveMinimum": 0}), true);
+        assert_eq!(f.answer("0").unwrap_err(), "0 is not above 0");
+        assert_eq!(f.answer("0.5").unwrap(), Some(json!(0.5)));
+        let f = field(json!({"type": "string", "pattern": "^[a-z]+$"}), true);
+        assert!(f.answer("ada").is_ok());
+        assert!(
+            f.answer("Ada 1").unwrap_err().contains("\"Ada 1\""),
+            "the answer is named"
+        );
+        // A default of another type, and a schema no validator compiles.
+        let err = Form::parse(
+            &json!({"type": "object", "properties": {"a": {"type": "integer", "default": "7"}}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "field `a`: its default \"7\" is not a valid answer: \"7\" is not an integer"
+        );
+        let err = Form::parse(&json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": [1]}}}))
+            .unwrap_err();
+        assert!(err.ends_with(": 1 is not one of the choices"), "{err}");
+        let err = Form::parse(
+            &json!({"type": "object", "properties": {"a": {"type": "string", "minLength": "two"}}}),
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("field `a`: its schema does not compile: "),
+            "{err}"
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! A tiny HTTP/1.1 server on 127.0.0.1 for the showcase: fixed routes,
 //! `GET` and `HEAD` only, one connection at a time, closed after each
 //! response. It exists so `web_fetch` is shown against a real socket
-//! without any network.
+//! without any network. HTTP is hyper's (its HTTP/1 server on tokio, as
+//! `toolprism::mcp` serves Streamable HTTP); this file holds the routes.
 //!
 //! It is part of the showcase, not of its tests: `cargo run` serves the
 //! article and the status the `web_fetch` scenarios fetch from it, and a
@@ -11,12 +12,26 @@
 //! check this server only through the showcase that uses it).
 
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::io;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::sync::Notify;
+
+/// How long one connection may take, from its accept to its last byte.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A canned response.
 #[derive(Debug, Clone)]
@@ -29,11 +44,25 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
+impl Response {
+    /// The response as hyper sends it (it adds `Content-Length` and
+    /// `Connection: close`, and leaves the body out for `HEAD`).
+    fn to_http(&self) -> hyper::Response<Full<Bytes>> {
+        let mut response = hyper::Response::new(Full::new(Bytes::from(self.body.clone())));
+        *response.status_mut() =
+            StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if let Ok(content_type) = HeaderValue::from_str(&self.content_type) {
+            response.headers_mut().insert(CONTENT_TYPE, content_type);
+        }
+        response
+    }
+}
+
 /// A running server; stopped when dropped.
 #[derive(Debug)]
 pub struct Server {
     addr: SocketAddr,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Notify>,
     served: Arc<AtomicUsize>,
     thread: Option<JoinHandle<()>>,
 }
@@ -64,27 +93,41 @@ impl ServerBuilder {
         self
     }
 
-    /// Binds 127.0.0.1 on a free port and serves in a thread.
+    /// Binds 127.0.0.1 on a free port and serves in a thread of its own
+    /// (a single-threaded tokio runtime).
     pub fn start(self) -> io::Result<Server> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let addr = listener.local_addr()?;
-        let stop = Arc::new(AtomicBool::new(false));
+        listener.set_nonblocking(true)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let stop = Arc::new(Notify::new());
         let served = Arc::new(AtomicUsize::new(0));
         let (stop2, served2) = (stop.clone(), served.clone());
-        let routes = self.routes;
+        let routes = Arc::new(self.routes);
         let thread = std::thread::Builder::new()
             .name("toolprism-http".into())
             .spawn(move || {
-                for stream in listener.incoming() {
-                    if stop2.load(Ordering::SeqCst) {
-                        break;
+                runtime.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    loop {
+                        let tcp = tokio::select! {
+                            accepted = listener.accept() => accepted,
+                            () = stop2.notified() => break,
+                        };
+                        if let Ok((tcp, _)) = tcp {
+                            // A broken or stuck client only ends its own
+                            // connection.
+                            let _ =
+                                tokio::time::timeout(CONNECTION_TIMEOUT, serve(tcp, &routes)).await;
+                            served2.fetch_add(1, Ordering::SeqCst);
+                        }
                     }
-                    if let Ok(stream) = stream {
-                        // A broken client only ends its own connection.
-                        let _ = serve(stream, &routes);
-                        served2.fetch_add(1, Ordering::SeqCst);
-                    }
-                }
+                });
             })?;
         Ok(Server {
             addr,
@@ -119,80 +162,50 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        // Stops the accept loop (at once, or after the connection it is
+        // serving); the port closes with the listener.
+        self.stop.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        500 => "Internal Server Error",
-        _ => "Status",
-    }
-}
-
-fn serve(stream: TcpStream, routes: &HashMap<String, Response>) -> io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    // Headers, up to the blank line; bounded.
-    let mut header_bytes = 0;
-    loop {
-        let mut line = String::new();
-        let n = reader.read_line(&mut line)?;
-        header_bytes += n;
-        if n == 0 || line == "\r\n" || line == "\n" || header_bytes > 16 * 1024 {
-            break;
-        }
-    }
-    let mut parts = request_line.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
-    let not_found = Response {
-        status: 404,
-        content_type: "text/plain; charset=utf-8".into(),
-        body: format!("no route for {path}\n").into_bytes(),
+/// One connection: one request, answered from `routes`, then closed.
+async fn serve(
+    tcp: tokio::net::TcpStream,
+    routes: &HashMap<String, Response>,
+) -> hyper::Result<()> {
+    let answer = |request: Request<Incoming>| {
+        let path = request.uri().path();
+        let response = match *request.method() {
+            Method::GET | Method::HEAD => match routes.get(path) {
+                Some(response) => response.clone(),
+                None => Response {
+                    status: 404,
+                    content_type: "text/plain; charset=utf-8".into(),
+                    body: format!("no route for {path}\n").into_bytes(),
+                },
+            },
+            _ => Response {
+                status: 405,
+                content_type: "text/plain; charset=utf-8".into(),
+                body: b"only GET and HEAD\n".to_vec(),
+            },
+        };
+        std::future::ready(Ok::<_, Infallible>(response.to_http()))
     };
-    let not_allowed = Response {
-        status: 405,
-        content_type: "text/plain; charset=utf-8".into(),
-        body: b"only GET and HEAD\n".to_vec(),
-    };
-    let response = match method {
-        "GET" | "HEAD" => routes.get(path).unwrap_or(&not_found),
-        _ => &not_allowed,
-    };
-    let mut out = stream;
-    write!(
-        out,
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        response.status,
-        reason(response.status),
-        response.content_type,
-        response.body.len()
-    )?;
-    if method != "HEAD" {
-        out.write_all(&response.body)?;
-    }
-    out.flush()
+    http1::Builder::new()
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(tcp), service_fn(answer))
+        .await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
 
     fn get(server: &Server, raw: &str) -> String {
         let mut s = TcpStream::connect(server.addr()).unwrap();
@@ -215,6 +228,18 @@ mod tests {
         assert!(missing.starts_with("HTTP/1.1 404"));
         let post = get(&server, "POST /a HTTP/1.1\r\n\r\n");
         assert!(post.starts_with("HTTP/1.1 405"));
+        // HEAD: the headers a GET has, no body.
+        let head = get(&server, "HEAD /a HTTP/1.1\r\n\r\n");
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert!(head.contains("content-length: 5\r\n"), "{head}");
+        assert!(head.ends_with("\r\n\r\n"), "{head}");
+        // Counted once the connection is closed, a moment after the
+        // client read its end.
+        let counted = std::time::Instant::now() + Duration::from_secs(5);
+        while server.served() < 4 && std::time::Instant::now() < counted {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(server.served(), 4);
         let addr = server.addr();
         drop(server);
         assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err());

@@ -97,7 +97,7 @@ pub fn card_app() -> String {
 pub fn app_policy() -> String {
     format!(
         "default-src 'none'; style-src 'unsafe-inline'; script-src '{}'; base-uri 'none'; form-action 'none'",
-        csp::APP_SCRIPT_HASH
+        *csp::APP_SCRIPT_HASH
     )
 }
 
@@ -435,6 +435,6 @@ mod tests {
         assert!(dark.contains("--bg:#0d1117"), "{dark}");
         let page = card_app();
         assert!(page.contains(":root[data-theme=dark]{color-scheme:dark;--bg:#0d1117"));
-        assert!(page.contains(csp::APP_SCRIPT_HASH));
+        assert!(page.contains(csp::APP_SCRIPT_HASH.as_str()));
     }
 }

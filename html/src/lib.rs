@@ -59,10 +59,10 @@
 //! | web result | fetch: the URL (as text), `HTTP 404 Not Found`, truncated; search: the answer, the sources (title, URL as text, date, snippet), truncated |
 //!
 //! An error result is drawn red with its error code; a call with no result
-//! in the log says so. The diff is a small line diff written here (common
-//! prefix and suffix set aside, then a longest common subsequence on the
-//! rest, or removed-then-added past 2 million cells), since the runtime
-//! does not depend on `similar`.
+//! in the log says so. Diffs are `similar`'s line diff (Myers, as the
+//! built-in `edit` and `write` tools compute theirs), three lines of
+//! context around each change, every change aligned line by line whatever
+//! the texts' size.
 //!
 //! ```
 //! use toolprism::card::{ExitStatus, ResultCard, TerminalResult};

@@ -1,17 +1,18 @@
-//! A small line diff for diff cards: the runtime does not depend on
-//! `similar`, and a card needs only lines, hunks and line numbers.
+//! Line diffs for diff cards, from `similar` (Myers, the algorithm the
+//! built-in `edit` and `write` tools diff with, so a card shows the hunks
+//! their unified diff shows): lines, hunks with [`CONTEXT`] lines of
+//! context, and line numbers on either side.
 //!
-//! The common prefix and suffix are set aside first (an edit usually
-//! touches a few lines of a file), then the rest is aligned by a longest
-//! common subsequence. When the rest is too big for that
-//! ([`MAX_CELLS`]), it is shown as all removed then all added: still a
-//! correct diff, only not the shortest, and the cost stays bounded on
-//! hostile input.
+//! Lines are compared without their newline, so a text that only gained or
+//! lost the newline at its end is no change of any line
+//! ([`Diff::newline_at_end_changed`]). Myers' search is bounded on hostile
+//! input (a work limit past which it takes a good split rather than the
+//! best one), so every change is aligned line by line: a few lines changed
+//! in a large text are drawn as those lines, whatever the size.
+
+use similar::{Algorithm, DiffOp};
 
 use crate::text::lines;
-
-/// The largest `old × new` middle aligned line by line (about 4 MB of table).
-pub(crate) const MAX_CELLS: usize = 2_000_000;
 
 /// Lines of context around a change.
 pub(crate) const CONTEXT: usize = 3;
@@ -51,177 +52,78 @@ pub(crate) struct Diff<'a> {
     pub removed: usize,
     /// Whether the texts differ only in the newline at the end.
     pub newline_at_end_changed: bool,
-    /// Whether the middle was too big to align (shown removed then added).
-    pub unaligned: bool,
 }
 
 /// The diff of `old` and `new`, line by line, with [`CONTEXT`] lines of
 /// context.
 pub(crate) fn diff<'a>(old: &'a str, new: &'a str) -> Diff<'a> {
-    let a: Vec<&str> = lines(old).collect();
-    let b: Vec<&str> = lines(new).collect();
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (mid_a, mid_b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-
-    let mut ops: Vec<Line<'a>> = Vec::with_capacity(a.len().max(b.len()) + 1);
-    for (i, text) in a[..prefix].iter().enumerate() {
-        ops.push(Line::Same {
-            old: i + 1,
-            new: i + 1,
-            text,
-        });
-    }
-    let cells = (mid_a.len() + 1).saturating_mul(mid_b.len() + 1);
-    let unaligned = cells > MAX_CELLS && !mid_a.is_empty() && !mid_b.is_empty();
-    if unaligned {
-        for (i, text) in mid_a.iter().enumerate() {
-            ops.push(Line::Removed {
-                old: prefix + i + 1,
-                text,
-            });
+    let a: Vec<&'a str> = lines(old).collect();
+    let b: Vec<&'a str> = lines(new).collect();
+    let ops = similar::capture_diff_slices(Algorithm::Myers, &a, &b);
+    let (mut added, mut removed) = (0, 0);
+    for op in &ops {
+        if !matches!(op, DiffOp::Equal { .. }) {
+            removed += op.old_range().len();
+            added += op.new_range().len();
         }
-        for (j, text) in mid_b.iter().enumerate() {
-            ops.push(Line::Added {
-                new: prefix + j + 1,
-                text,
-            });
-        }
-    } else {
-        align(mid_a, mid_b, prefix, &mut ops);
     }
-    for k in 0..suffix {
-        let (i, j) = (a.len() - suffix + k, b.len() - suffix + k);
-        ops.push(Line::Same {
-            old: i + 1,
-            new: j + 1,
-            text: a[i],
-        });
-    }
-    let added = ops
+    let hunks = similar::group_diff_ops(ops, CONTEXT)
         .iter()
-        .filter(|l| matches!(l, Line::Added { .. }))
-        .count();
-    let removed = ops
-        .iter()
-        .filter(|l| matches!(l, Line::Removed { .. }))
-        .count();
+        .filter_map(|group| hunk(group, &a, &b))
+        .collect();
     let newline_at_end_changed =
         !old.is_empty() && !new.is_empty() && old.ends_with('\n') != new.ends_with('\n');
     Diff {
-        hunks: hunks(ops),
+        hunks,
         added,
         removed,
         newline_at_end_changed,
-        unaligned,
     }
 }
 
-/// Aligns two middles by their longest common subsequence; lines are
-/// numbered from `offset + 1`.
-fn align<'a>(a: &[&'a str], b: &[&'a str], offset: usize, ops: &mut Vec<Line<'a>>) {
-    let (n, m) = (a.len(), b.len());
-    // lcs[i][j]: the LCS length of a[i..] and b[j..]. It is at most
-    // min(n, m), and n·m ≤ MAX_CELLS keeps that under u16::MAX.
-    let width = m + 1;
-    let mut lcs = vec![0u16; (n + 1) * width];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i * width + j] = if a[i] == b[j] {
-                lcs[(i + 1) * width + j + 1] + 1
-            } else {
-                lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
-            };
+/// One group of operations (a change and its context) as a hunk: in each
+/// replaced run, its removed lines before its added ones, as people read a
+/// change. (`similar` makes no empty group.)
+fn hunk<'a>(group: &[DiffOp], a: &[&'a str], b: &[&'a str]) -> Option<Hunk<'a>> {
+    let (first, last) = (group.first()?, group.last()?);
+    let old = first.old_range().start..last.old_range().end;
+    let new = first.new_range().start..last.new_range().end;
+    let mut lines = Vec::with_capacity(old.len() + new.len());
+    for op in group {
+        let (old_range, new_range) = (op.old_range(), op.new_range());
+        if let DiffOp::Equal { .. } = op {
+            for (i, j) in old_range.zip(new_range) {
+                lines.push(Line::Same {
+                    old: i + 1,
+                    new: j + 1,
+                    text: a[i],
+                });
+            }
+            continue;
         }
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push(Line::Same {
-                old: offset + i + 1,
-                new: offset + j + 1,
+        for i in old_range {
+            lines.push(Line::Removed {
+                old: i + 1,
                 text: a[i],
             });
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1]) {
-            // On a tie, removing first puts a change's removed lines
-            // before its added ones, as people read a change.
-            ops.push(Line::Removed {
-                old: offset + i + 1,
-                text: a[i],
-            });
-            i += 1;
-        } else {
-            ops.push(Line::Added {
-                new: offset + j + 1,
+        }
+        for j in new_range {
+            lines.push(Line::Added {
+                new: j + 1,
                 text: b[j],
             });
-            j += 1;
         }
     }
-}
-
-/// Groups the changed lines into hunks with their context; changes closer
-/// than twice the context share a hunk.
-fn hunks(ops: Vec<Line<'_>>) -> Vec<Hunk<'_>> {
-    let changed: Vec<usize> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| !matches!(l, Line::Same { .. }))
-        .map(|(i, _)| i)
-        .collect();
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for &i in &changed {
-        let start = i.saturating_sub(CONTEXT);
-        let end = (i + CONTEXT + 1).min(ops.len());
-        match ranges.last_mut() {
-            Some((_, last_end)) if start <= *last_end => *last_end = end,
-            _ => ranges.push((start, end)),
-        }
-    }
-    // Line numbers before each op, to name a hunk that starts with an
-    // addition (old side) or a removal (new side).
-    let mut hunks = Vec::with_capacity(ranges.len());
-    let (mut old_seen, mut new_seen, mut at) = (0usize, 0usize, 0usize);
-    for (start, end) in ranges {
-        while at < start {
-            match ops[at] {
-                Line::Same { .. } => {
-                    old_seen += 1;
-                    new_seen += 1;
-                }
-                Line::Removed { .. } => old_seen += 1,
-                Line::Added { .. } => new_seen += 1,
-            }
-            at += 1;
-        }
-        let lines: Vec<Line<'_>> = ops[start..end].to_vec();
-        let old_len = lines
-            .iter()
-            .filter(|l| !matches!(l, Line::Added { .. }))
-            .count();
-        let new_len = lines
-            .iter()
-            .filter(|l| !matches!(l, Line::Removed { .. }))
-            .count();
-        // As in unified diffs: an empty side is numbered by the line before it.
-        let old_start = if old_len == 0 { old_seen } else { old_seen + 1 };
-        let new_start = if new_len == 0 { new_seen } else { new_seen + 1 };
-        hunks.push(Hunk {
-            old_start,
-            old_len,
-            new_start,
-            new_len,
-            lines,
-        });
-    }
-    hunks
+    // As in unified diffs: an empty side is numbered by the line before it
+    // (the ranges are 0-based, so that is the range's start).
+    let start = |range: &std::ops::Range<usize>| range.start + usize::from(!range.is_empty());
+    Some(Hunk {
+        old_start: start(&old),
+        old_len: old.len(),
+        new_start: start(&new),
+        new_len: new.len(),
+        lines,
+    })
 }
 
 #[cfg(test)]
@@ -299,12 +201,70 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_middle_is_shown_removed_then_added_in_bounded_time() {
+    fn a_few_changed_lines_in_large_texts_are_drawn_as_those_lines() {
+        // 5,000 lines each, three changed far apart (the old line diff
+        // gave up past 2 million cells and drew all 4,990 lines between
+        // the first and last change as removed, then added).
+        let old: String = (1..=5_000).map(|i| format!("line {i}\n")).collect();
+        let new = old
+            .replace("line 10\n", "line ten\n")
+            .replace("line 2500\n", "")
+            .replace("line 4990\n", "line 4990\nextra\n");
+        let d = diff(&old, &new);
+        assert_eq!((d.added, d.removed), (2, 2));
+        assert_eq!(d.hunks.len(), 3, "{}", render(&d));
+        let changed: Vec<String> = render(&d)
+            .lines()
+            .filter(|l| l.starts_with(['-', '+']))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "-10 line 10",
+                "+10 line ten",
+                "-2500 line 2500",
+                "+4990 extra"
+            ]
+        );
+        // Each hunk is its change and three lines either side.
+        let sizes: Vec<(usize, usize, usize, usize)> = d
+            .hunks
+            .iter()
+            .map(|h| (h.old_start, h.old_len, h.new_start, h.new_len))
+            .collect();
+        assert_eq!(
+            sizes,
+            [(7, 7, 7, 7), (2497, 7, 2497, 6), (4988, 6, 4987, 7)]
+        );
+    }
+
+    #[test]
+    fn texts_with_no_line_in_common_are_all_removed_then_all_added() {
         let old: String = (0..5_000).map(|i| format!("old {i}\n")).collect();
         let new: String = (0..5_000).map(|i| format!("new {i}\n")).collect();
         let d = diff(&old, &new);
-        assert!(d.unaligned);
         assert_eq!((d.added, d.removed), (5_000, 5_000));
         assert_eq!(d.hunks.len(), 1);
+        let lines = &d.hunks[0].lines;
+        assert!(
+            lines[..5_000]
+                .iter()
+                .all(|l| matches!(l, Line::Removed { .. }))
+        );
+        assert!(
+            lines[5_000..]
+                .iter()
+                .all(|l| matches!(l, Line::Added { .. }))
+        );
+    }
+
+    #[test]
+    fn a_replaced_run_shows_its_removed_lines_before_its_added_ones() {
+        let d = diff("a\nb\nc\nz\n", "a\nB\nC\nz\n");
+        assert_eq!(
+            render(&d),
+            "@@ -1,4 +1,4 @@\n 1:1 a\n-2 b\n-3 c\n+2 B\n+3 C\n 4:4 z\n"
+        );
     }
 }

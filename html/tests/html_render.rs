@@ -181,6 +181,36 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
 }
 
 #[test]
+fn a_few_lines_changed_in_large_files_are_drawn_as_only_those_lines() {
+    // 5,000 lines, two changed 4,000 lines apart: two hunks of seven rows,
+    // +2 −2, and every line between them left out (the old line diff drew
+    // this as 4,001 lines removed, then added, under a "too large" note).
+    let old: String = (1..=5_000).map(|i| format!("row {i}\n")).collect();
+    let new = old
+        .replace("row 500\n", "row five hundred\n")
+        .replace("row 4500\n", "row four thousand five hundred\n");
+    let html = html::result_card(&ResultCard::Diff(DiffResult {
+        title: None,
+        diffs: vec![FileDiff::new("big.txt", Some(old), new).with_starts(Some(1), Some(1))],
+    }));
+    assert!(
+        html.contains("<span class=\"chip add\">+2</span><span class=\"chip del\">−2</span>"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<span class=\"r hh\">").count(), 2, "{html}");
+    assert!(html.contains("@@ -497,7 +497,7 @@"), "{html}");
+    assert!(html.contains("@@ -4497,7 +4497,7 @@"), "{html}");
+    assert_eq!(html.matches("<span class=\"r del\">").count(), 2, "{html}");
+    assert_eq!(html.matches("<span class=\"r add\">").count(), 2, "{html}");
+    assert!(html.contains("<span class=\"r del\"><i>4500</i><i></i>- row 4500</span>"));
+    assert!(html.contains(
+        "<span class=\"r add\"><i></i><i>4500</i>+ row four thousand five hundred</span>"
+    ));
+    assert!(!html.contains("row 2000"), "{html}");
+    assert!(!html.contains("class=\"cut\""), "{html}");
+}
+
+#[test]
 fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
     // A hunk of an edit: lines 17–23 of the file, the change at line 20.
     let old = "s17\ns18\ns19\nport = 8080\ns21\ns22\ns23\n";

@@ -2,7 +2,15 @@
 //! redirect), on `127.0.0.1` and a free port, one connection at a time,
 //! each closed after its response. Plain HTTP, or any stream the test
 //! wraps the connection in (TLS with a certificate the test made), so this
-//! crate needs no TLS library of its own.
+//! crate needs no TLS library of its own. HTTP itself is hyper's (its
+//! HTTP/1 server, the one the MCP server is built on).
+//!
+//! A connection is a blocking stream ([`Stream`]: a test's TLS wrapper is
+//! rustls' blocking `StreamOwned`), so hyper is given it as I/O whose
+//! every read and write completes in place, on the server's own thread:
+//! that thread serves nothing else, and hyper is told not to read ahead
+//! for the client's end of the connection while it answers (`half_close`),
+//! so nothing waits on a read no client will send.
 //!
 //! It is the one server the tests use. The showcase keeps its own
 //! (`toolprism_examples::http_server`) because that one is part of the
@@ -30,13 +38,25 @@
 //! ```
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
+use hyper::rt::ReadBufCursor;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, StatusCode};
 
 /// A connection as the server reads and writes it: the TCP stream itself,
 /// or a wrapper around it (`rustls::StreamOwned`).
@@ -46,9 +66,36 @@ impl<T: Read + Write + Send> Stream for T {}
 /// What a route answers.
 #[derive(Debug, Clone)]
 struct Response {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
+    status: StatusCode,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Bytes,
+}
+
+impl Response {
+    /// `status` with one header and `body`; panics on a status outside
+    /// 100–999 or a header value that is not one (a test's own mistake).
+    fn new(status: u16, header: HeaderName, value: &str, body: Vec<u8>) -> Response {
+        Response {
+            status: StatusCode::from_u16(status).expect("an HTTP status from 100 to 999"),
+            headers: vec![(
+                header,
+                HeaderValue::from_str(value).expect("a valid header value"),
+            )],
+            body: Bytes::from(body),
+        }
+    }
+
+    /// The response to send: hyper adds `Connection: close` and the
+    /// body's `Content-Length`.
+    fn to_http(&self) -> hyper::Response<Full<Bytes>> {
+        let mut response = hyper::Response::new(Full::new(self.body.clone()));
+        *response.status_mut() = self.status;
+        let headers = response.headers_mut();
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        response
+    }
 }
 
 /// The routes of a [`Server`], by path (the query is not part of it);
@@ -63,6 +110,11 @@ impl Routes {
     }
 
     /// Answers `path` with `status`, this `Content-Type` and `body`.
+    ///
+    /// # Panics
+    ///
+    /// On a status outside 100–999, or a content type that is no header
+    /// value.
     pub fn route(
         mut self,
         path: &str,
@@ -70,23 +122,19 @@ impl Routes {
         content_type: &str,
         body: impl Into<Vec<u8>>,
     ) -> Self {
-        let response = Response {
-            status,
-            headers: vec![("Content-Type", content_type.to_owned())],
-            body: body.into(),
-        };
+        let response = Response::new(status, CONTENT_TYPE, content_type, body.into());
         self.0.insert(path.to_owned(), response);
         self
     }
 
     /// Answers `path` with a redirect: `status` (301, 302, 303, 307, 308)
     /// and `Location: location`, sent as given (relative, or any scheme).
+    ///
+    /// # Panics
+    ///
+    /// On a status outside 100–999, or a location that is no header value.
     pub fn redirect(mut self, path: &str, status: u16, location: &str) -> Self {
-        let response = Response {
-            status,
-            headers: vec![("Location", location.to_owned())],
-            body: Vec::new(),
-        };
+        let response = Response::new(status, LOCATION, location, Vec::new());
         self.0.insert(path.to_owned(), response);
         self
     }
@@ -110,6 +158,11 @@ impl Routes {
         let stop = Arc::new(AtomicBool::new(false));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (flag, seen) = (stop.clone(), requests.clone());
+        // hyper's connection is a future: this runtime drives it, on the
+        // server's thread (no I/O driver: the stream is blocking).
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime for the server");
         let thread = std::thread::Builder::new()
             .name("testkit-http".into())
             .spawn(move || {
@@ -122,7 +175,7 @@ impl Routes {
                     let _ = tcp.set_write_timeout(Some(Duration::from_secs(5)));
                     // A broken client only ends its own connection.
                     if let Ok(stream) = wrap(tcp) {
-                        let _ = serve(stream, &self.0, &seen);
+                        let _ = runtime.block_on(serve(stream, &self.0, &seen));
                     }
                 }
             })
@@ -187,67 +240,67 @@ impl Drop for Server {
     }
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        404 => "Not Found",
-        500 => "Internal Server Error",
-        _ => "Status",
-    }
-}
-
-fn serve(
+/// One connection: one request, its route's response (or a 404), then the
+/// connection closes.
+async fn serve(
     stream: Box<dyn Stream>,
     routes: &HashMap<String, Response>,
     requests: &Mutex<Vec<String>>,
-) -> io::Result<()> {
-    let mut reader = BufReader::new(stream);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    // Headers, up to the blank line; bounded.
-    let mut header_bytes = 0;
-    loop {
-        let mut line = String::new();
-        let n = reader.read_line(&mut line)?;
-        header_bytes += n;
-        if n == 0 || line == "\r\n" || line == "\n" || header_bytes > 16 * 1024 {
-            break;
-        }
-    }
-    let target = request_line.split_whitespace().nth(1).unwrap_or("");
-    requests
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(target.to_owned());
-    let path = target.split('?').next().unwrap_or("");
-    let not_found = Response {
-        status: 404,
-        headers: vec![("Content-Type", "text/plain".to_owned())],
-        body: b"no such route".to_vec(),
+) -> hyper::Result<()> {
+    let not_found = Response::new(404, CONTENT_TYPE, "text/plain", b"no such route".to_vec());
+    let answer = |request: Request<Incoming>| {
+        requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(request.uri().to_string());
+        let response = routes.get(request.uri().path()).unwrap_or(&not_found);
+        std::future::ready(Ok::<_, Infallible>(response.to_http()))
     };
-    let response = routes.get(path).unwrap_or(&not_found);
-    let mut out = reader.into_inner();
-    write!(
-        out,
-        "HTTP/1.1 {} {}\r\n",
-        response.status,
-        reason(response.status)
-    )?;
-    for (name, value) in &response.headers {
-        write!(out, "{name}: {value}\r\n")?;
+    http1::Builder::new()
+        .keep_alive(false)
+        .half_close(true)
+        // `Content-Type`, as tests read it back, not `content-type`.
+        .title_case_headers(true)
+        .auto_date_header(false)
+        .serve_connection(Blocking(stream), service_fn(answer))
+        .await
+}
+
+/// A blocking stream as hyper's I/O: each read and write is done in place
+/// and is always ready (see the module's docs).
+struct Blocking(Box<dyn Stream>);
+
+impl hyper::rt::Read for Blocking {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        mut buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        let mut chunk = [0u8; 8192];
+        let room = buf.remaining().min(chunk.len());
+        let read = self.0.read(&mut chunk[..room]);
+        Poll::Ready(read.map(|n| buf.put_slice(&chunk[..n])))
     }
-    write!(
-        out,
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        response.body.len()
-    )?;
-    out.write_all(&response.body)?;
-    out.flush()
+}
+
+impl hyper::rt::Write for Blocking {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(self.0.write(data))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.0.flush())
+    }
+
+    /// Flushes: the connection closes when the stream is dropped, right
+    /// after.
+    fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.0.flush())
+    }
 }
 
 #[cfg(test)]
@@ -278,7 +331,12 @@ mod tests {
             moved.contains("\r\nLocation: file:///etc/passwd\r\n"),
             "{moved}"
         );
-        assert!(moved.ends_with("Content-Length: 0\r\nConnection: close\r\n\r\n"));
+        // No body: each header once, then the blank line (hyper writes
+        // `Content-Length` last).
+        for header in ["Connection: close", "Content-Length: 0"] {
+            assert_eq!(moved.matches(header).count(), 1, "{moved:?}");
+        }
+        assert!(moved.ends_with("Content-Length: 0\r\n\r\n"), "{moved:?}");
         let missing = ask(&server, "GET /b HTTP/1.1\r\n\r\n");
         assert!(
             missing.starts_with("HTTP/1.1 404 Not Found\r\n"),
@@ -288,6 +346,42 @@ mod tests {
         let addr = server.addr();
         drop(server);
         assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err());
+    }
+
+    #[test]
+    fn slow_half_closed_and_broken_clients_are_each_answered_alone() {
+        let server = Routes::new().route("/a", 200, "text/plain", "hi").http();
+        // A request in two writes, 100 ms apart.
+        let mut tcp = TcpStream::connect(server.addr()).unwrap();
+        tcp.write_all(b"GET /a HTTP/1.1\r\nHo").unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        tcp.write_all(b"st: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        tcp.read_to_string(&mut out).unwrap();
+        assert!(
+            out.starts_with("HTTP/1.1 200 OK\r\n") && out.ends_with("hi"),
+            "{out}"
+        );
+        // A client that closes its side once it has asked.
+        let mut tcp = TcpStream::connect(server.addr()).unwrap();
+        tcp.write_all(b"GET /a HTTP/1.0\r\n\r\n").unwrap();
+        tcp.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut out = String::new();
+        tcp.read_to_string(&mut out).unwrap();
+        assert!(
+            out.starts_with("HTTP/1.0 200 OK\r\n") && out.ends_with("hi"),
+            "{out}"
+        );
+        // One that says nothing, then one that sends no HTTP.
+        drop(TcpStream::connect(server.addr()).unwrap());
+        let garbage = ask(&server, "\u{1}\u{2} not http\r\n\r\n");
+        assert!(
+            garbage.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+            "{garbage:?}"
+        );
+        // The server goes on; only the requests it could read are listed.
+        assert!(ask(&server, "GET /a HTTP/1.1\r\n\r\n").ends_with("hi"));
+        assert_eq!(server.requests(), ["/a", "/a", "/a"]);
     }
 
     #[test]

@@ -65,9 +65,6 @@ pub(super) fn file_diffs(out: &mut String, diffs: &[FileDiff], lim: Limits) {
             out.push_str("</p></div>");
             continue;
         }
-        if d.unaligned {
-            out.push_str("<p class=\"cut\">Too large to align line by line: the changed part is shown as removed, then added.</p>");
-        }
         let place = Place::of(file);
         let lines: usize = d.hunks.iter().map(|h| h.lines.len()).sum();
         // Rows, hunk headers counted.
