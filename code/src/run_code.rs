@@ -117,13 +117,11 @@ impl RunCode {
     }
 
     fn present_call(args: &RunCodeArgs) -> CallCard {
-        CallCard::Generic(GenericCall {
-            title: title(args),
-            kind: Some(ToolKind::Execute),
-            raw_input: None,
-            content: Some(vec![ContentBlock::text(&args.code)]),
-            locations: None,
-        })
+        CallCard::Generic(
+            GenericCall::new(title(args))
+                .with_kind(ToolKind::Execute)
+                .with_content(vec![ContentBlock::text(&args.code)]),
+        )
     }
 
     fn present_result(args: &RunCodeArgs, result: &ToolResult<NoMeta>) -> ResultCard {

@@ -556,21 +556,14 @@ fn a_value_that_is_content_types_every_block_and_refuses_a_wrong_field() {
         ContentBlock::audio("audio/wav", "UklG"),
         ContentBlock::embedded_text("git://HEAD", "text/plain", "abc123"),
         ContentBlock::Resource {
-            resource: EmbeddedResource {
-                uri: "git://blob".into(),
-                mime_type: None,
-                text: None,
-                blob: Some("AAEC".into()),
-            },
+            resource: EmbeddedResource::blob("git://blob", "AAEC"),
         },
-        ContentBlock::ResourceLink(ResourceLink {
-            uri: "file:///repo/README.md".into(),
-            name: "README.md".into(),
-            title: Some("Read me".into()),
-            description: None,
-            mime_type: Some("text/markdown".into()),
-            size: Some(42),
-        }),
+        ContentBlock::ResourceLink(
+            ResourceLink::new("file:///repo/README.md", "README.md")
+                .with_title("Read me")
+                .with_mime_type("text/markdown")
+                .with_size(42),
+        ),
     ]);
     let samples = format!(
         "const every: ToolOutputMap[\"git_status\"] = {};\nconst none: ToolOutputMap[\"git_log\"] = {};\n",

@@ -115,7 +115,7 @@ pub(crate) fn run(
         bar.finish();
     }
     entries.sort_by_key(|e| e.call_line);
-    let replayed = Replayed { entries, problems };
+    let replayed = Replayed::new(entries, problems);
     match &args.html {
         None => draw(
             out,

@@ -27,7 +27,8 @@ use similar::{ChangeTag, TextDiff};
 use super::text::{clean, ellipsize, is_spill_notice, plural_grouped as plural, thousands};
 use toolprism_core::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, ReadResult,
-    ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, WebResult,
+    ResultCard, SearchResult, SearchShape, TerminalCall, TerminalResult, WebFetch, WebResult,
+    WebSearch,
 };
 use toolprism_core::{ContentBlock, content_text};
 
@@ -126,6 +127,7 @@ pub fn draw_call(card: &CallCard, style: Style) -> String {
             raw_input,
             content,
             locations,
+            ..
         }) => {
             let kind = kind
                 .map(|k| format!(" ({})", k.as_str()))
@@ -157,6 +159,7 @@ pub fn draw_call(card: &CallCard, style: Style) -> String {
             title,
             description,
             cwd,
+            ..
         }) => {
             let mut c = Canvas::new(style, format!("▶ [terminal] $ {title}"));
             match (cwd, description) {
@@ -167,11 +170,7 @@ pub fn draw_call(card: &CallCard, style: Style) -> String {
             }
             c.finish()
         }
-        CallCard::Diff(DiffCall {
-            title,
-            diffs,
-            locations: _,
-        }) => {
+        CallCard::Diff(DiffCall { title, diffs, .. }) => {
             let mut c = Canvas::new(style, format!("▶ [diff] {title}"));
             diff_lines(&mut c, diffs);
             c.finish()
@@ -182,7 +181,7 @@ pub fn draw_call(card: &CallCard, style: Style) -> String {
 /// A result card as text.
 pub fn draw_result(card: &ResultCard, style: Style) -> String {
     match card {
-        ResultCard::Generic(GenericResult { title, content }) => {
+        ResultCard::Generic(GenericResult { title, content, .. }) => {
             let mut c = Canvas::new(
                 style,
                 format!("◀ [generic] {}", title.as_deref().unwrap_or("result")),
@@ -229,7 +228,7 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             }
             c.finish()
         }
-        ResultCard::Diff(DiffResult { title, diffs }) => {
+        ResultCard::Diff(DiffResult { title, diffs, .. }) => {
             let mut c = Canvas::new(
                 style,
                 format!("◀ [diff] {}", title.as_deref().unwrap_or("changes")),
@@ -239,13 +238,13 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
         }
         ResultCard::Search(search) => draw_search(search, style),
         ResultCard::Read(ReadResult {
-            title: _,
             path,
             offset,
             lines,
             total_lines,
             lang,
             content,
+            ..
         }) => {
             let lang = lang
                 .as_deref()
@@ -269,12 +268,12 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             }
             c.finish()
         }
-        ResultCard::Web(WebResult::Fetch {
-            title: _,
+        ResultCard::Web(WebResult::Fetch(WebFetch {
             url,
             status_code,
             truncated,
-        }) => {
+            ..
+        })) => {
             let cut = if *truncated { " · truncated" } else { "" };
             Canvas::new(
                 style,
@@ -282,12 +281,13 @@ pub fn draw_result(card: &ResultCard, style: Style) -> String {
             )
             .finish()
         }
-        ResultCard::Web(WebResult::Search {
+        ResultCard::Web(WebResult::Search(WebSearch {
             title,
             sources,
             answer,
             truncated,
-        }) => {
+            ..
+        })) => {
             let cut = if *truncated { " · truncated" } else { "" };
             let mut c = Canvas::new(
                 style,
@@ -406,13 +406,7 @@ mod tests {
         );
         let search = ResultCard::Search(
             SearchResult::matches(
-                vec![SearchFile {
-                    path: "a.rs".into(),
-                    matches: vec![SearchMatch {
-                        line_number: 3,
-                        line: "x".into(),
-                    }],
-                }],
+                vec![SearchFile::new("a.rs", vec![SearchMatch::new(3, "x")])],
                 9,
             )
             .unwrap(),
@@ -431,27 +425,18 @@ mod tests {
             draw_result(&terminal, style),
             "◀ [terminal] killed by SIGKILL ✗ · false"
         );
-        let read = ResultCard::Read(ReadResult {
-            title: None,
-            path: "a.rs".into(),
-            offset: 4,
-            lines: vec![NumberedLine {
-                number: 4,
-                text: "fn x() {}".into(),
-            }],
-            total_lines: 10,
-            lang: Some("rust".into()),
-            content: None,
-        });
+        let read = ResultCard::Read(
+            ReadResult::new("a.rs", 4, vec![NumberedLine::new(4, "fn x() {}")], 10)
+                .with_lang("rust"),
+        );
         assert_eq!(
             draw_result(&read, style),
             "◀ [read] a.rs · lines 4–4 of 10 · rust\n  │     4 │ fn x() {}"
         );
-        let diff = CallCard::Diff(DiffCall {
-            title: "Edit a".into(),
-            diffs: vec![FileDiff::new("a", Some("x\n".into()), "y\n")],
-            locations: None,
-        });
+        let diff = CallCard::Diff(DiffCall::new(
+            "Edit a",
+            vec![FileDiff::new("a", Some("x\n".into()), "y\n")],
+        ));
         assert_eq!(
             draw_call(&diff, Style::default()),
             "▶ [diff] Edit a\n  │ @ a\n  │ - x\n  │ + y"
@@ -461,10 +446,7 @@ mod tests {
     #[test]
     fn a_diff_says_where_it_is_only_when_the_card_holds_it() {
         let at = |diff: FileDiff| {
-            let card = ResultCard::Diff(DiffResult {
-                title: None,
-                diffs: vec![diff],
-            });
+            let card = ResultCard::Diff(DiffResult::new(vec![diff]));
             draw_result(&card, Style::default())
         };
         let excerpt = || FileDiff::new("app.toml", Some("a\nb\n".into()), "a\nB\n");
@@ -500,13 +482,7 @@ mod tests {
     fn counts_are_grouped_and_windows_are_what_the_card_holds() {
         let search = ResultCard::Search(
             SearchResult::matches(
-                vec![SearchFile {
-                    path: "a.rs".into(),
-                    matches: vec![SearchMatch {
-                        line_number: 3,
-                        line: "x".into(),
-                    }],
-                }],
+                vec![SearchFile::new("a.rs", vec![SearchMatch::new(3, "x")])],
                 9876,
             )
             .unwrap(),
@@ -515,15 +491,7 @@ mod tests {
             draw_result(&search, Style::default())
                 .starts_with("◀ [search/matches] matches · 1 shown of 9,876 · truncated"),
         );
-        let past_the_end = ResultCard::Read(ReadResult {
-            title: None,
-            path: "a.rs".into(),
-            offset: 1200,
-            lines: vec![],
-            total_lines: 1100,
-            lang: None,
-            content: None,
-        });
+        let past_the_end = ResultCard::Read(ReadResult::new("a.rs", 1200, vec![], 1100));
         assert_eq!(
             draw_result(&past_the_end, Style::default()),
             "◀ [read] a.rs · no lines from line 1,200 of 1,100"

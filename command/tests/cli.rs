@@ -101,11 +101,7 @@ impl Exit {
         Exited { code: value.code }
     }
     fn present_call(args: &ExitArgs) -> CallCard {
-        CallCard::Terminal(TerminalCall {
-            title: format!("exit {}", args.code),
-            description: None,
-            cwd: None,
-        })
+        CallCard::Terminal(TerminalCall::new(format!("exit {}", args.code)))
     }
     fn present_result(_: &ExitArgs, result: &ToolResult<Exited>) -> Option<ResultCard> {
         let meta = result.meta.as_ref()?;

@@ -68,9 +68,9 @@ struct Survey;
 #[tool(name = "survey")]
 impl Survey {
     async fn execute(&self, args: SurveyArgs, cx: &ToolContext<'_>) -> Result<Value, ToolError> {
-        let form = ElicitRequest {
-            message: args.message,
-            requested_schema: json!({
+        let form = ElicitRequest::new(
+            args.message,
+            json!({
                 "type": "object",
                 "properties": {
                     "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 30},
@@ -86,7 +86,7 @@ impl Survey {
                 },
                 "required": ["age", "name"]
             }),
-        };
+        );
         match cx.elicit(form).await {
             Ok(ElicitResponse::Accept(content)) => {
                 Ok(json!({"action": "accept", "content": content}))

@@ -9,15 +9,33 @@
 //! is made from the shown items and the `total`, and `truncated` is derived
 //! from them; its `Deserialize` rejects JSON where the two disagree. A
 //! [`TerminalResult`] holds an [`ExitStatus`], so an exit code and a signal
-//! cannot both be set, and JSON that sets both is rejected.
+//! cannot both be set, and JSON that sets both is rejected. A
+//! [`ReadResult`] cannot be made without its offset and total.
+//!
+//! # What may grow
+//!
+//! Every card struct and card part is `#[non_exhaustive]`: build it with
+//! its `new` (which takes what the wire format requires) and its `with_…`
+//! methods, never with a struct literal, so that a field added later (as
+//! [`FileDiff`] gained `oldStart` and `newStart`) breaks no one. The fields
+//! stay public, to read, to match with `..`, and to set.
+//!
+//! The unions ([`CallCard`], [`ResultCard`], [`WebResult`]) and the
+//! enums inside cards ([`ToolKind`], [`ExitStatus`], [`SearchShape`]) are
+//! exhaustive on purpose: they are the closed vocabulary of C7 in
+//! `docs/contract.md`, a renderer's `match` over them is checked complete
+//! by the compiler, and a new card or kind is a major version.
+//!
+//! ```compile_fail,E0639
+//! use toolprism::card::Location;
+//! // A struct literal of a card part does not compile outside toolprism:
+//! let at = Location { path: "a.rs".into(), line: None };
+//! ```
 //!
 //! ```
 //! use toolprism::card::{ResultCard, SearchResult, SearchFile, SearchMatch};
 //!
-//! let files = vec![SearchFile {
-//!     path: "src/lib.rs".into(),
-//!     matches: vec![SearchMatch { line_number: 3, line: "fn main() {}".into() }],
-//! }];
+//! let files = vec![SearchFile::new("src/lib.rs", vec![SearchMatch::new(3, "fn main() {}")])];
 //! // 1 match shown out of 40 found: the card says it is truncated.
 //! let card = ResultCard::Search(SearchResult::matches(files, 40).unwrap());
 //! let json = serde_json::to_value(&card).unwrap();
@@ -88,14 +106,38 @@ impl ToolKind {
 }
 
 /// A place in a file a card points at.
+///
+/// ```
+/// use toolprism::card::Location;
+/// let at = Location::new("src/lib.rs").with_line(12);
+/// assert_eq!(serde_json::to_value(&at).unwrap(), serde_json::json!({"path": "src/lib.rs", "line": 12}));
+/// assert_eq!(Location::new("README.md").line, None);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Location {
     /// The file path.
     pub path: String,
     /// A 1-based line, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+}
+
+impl Location {
+    /// The file `path`, no line known.
+    pub fn new(path: impl Into<String>) -> Self {
+        Location {
+            path: path.into(),
+            line: None,
+        }
+    }
+
+    /// The same place at a 1-based `line`.
+    pub fn with_line(mut self, line: u64) -> Self {
+        self.line = Some(line);
+        self
+    }
 }
 
 /// One file's change: `old_text` is `None` for a file (or hunk) that did not
@@ -123,6 +165,7 @@ pub struct Location {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct FileDiff {
     /// The file path.
     pub path: String,
@@ -183,8 +226,23 @@ pub enum CallCard {
 }
 
 /// The generic call card: `{card:"generic", title, kind?, rawInput?, content?, locations?}`.
+///
+/// ```
+/// use toolprism::card::{CallCard, GenericCall, Location};
+/// use toolprism::ToolKind;
+/// let card = CallCard::Generic(
+///     GenericCall::new("Open notes.md")
+///         .with_kind(ToolKind::Read)
+///         .with_locations(vec![Location::new("notes.md")]),
+/// );
+/// assert_eq!(
+///     serde_json::to_value(&card).unwrap(),
+///     serde_json::json!({"card": "generic", "title": "Open notes.md", "kind": "read", "locations": [{"path": "notes.md"}]})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GenericCall {
     /// The title.
     pub title: String,
@@ -202,9 +260,56 @@ pub struct GenericCall {
     pub locations: Option<Vec<Location>>,
 }
 
+impl GenericCall {
+    /// A generic call card with a title and nothing else.
+    pub fn new(title: impl Into<String>) -> Self {
+        GenericCall {
+            title: title.into(),
+            kind: None,
+            raw_input: None,
+            content: None,
+            locations: None,
+        }
+    }
+
+    /// The same card, saying what kind of work the call does.
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// The same card, with the arguments as JSON.
+    pub fn with_raw_input(mut self, raw_input: serde_json::Value) -> Self {
+        self.raw_input = Some(raw_input);
+        self
+    }
+
+    /// The same card, with content to show.
+    pub fn with_content(mut self, content: Vec<ContentBlock>) -> Self {
+        self.content = Some(content);
+        self
+    }
+
+    /// The same card, with the files the call touches.
+    pub fn with_locations(mut self, locations: Vec<Location>) -> Self {
+        self.locations = Some(locations);
+        self
+    }
+}
+
 /// The terminal call card: `{card:"terminal", title, description?, cwd?}`.
+///
+/// ```
+/// use toolprism::card::{CallCard, TerminalCall};
+/// let card = CallCard::Terminal(TerminalCall::new("cargo test").with_cwd("crates/core"));
+/// assert_eq!(
+///     serde_json::to_value(&card).unwrap(),
+///     serde_json::json!({"card": "terminal", "title": "cargo test", "cwd": "crates/core"})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TerminalCall {
     /// The command line.
     pub title: String,
@@ -216,9 +321,42 @@ pub struct TerminalCall {
     pub cwd: Option<String>,
 }
 
+impl TerminalCall {
+    /// A terminal call card for the command line `title`.
+    pub fn new(title: impl Into<String>) -> Self {
+        TerminalCall {
+            title: title.into(),
+            description: None,
+            cwd: None,
+        }
+    }
+
+    /// The same card, saying what the command is for.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The same card, with the working directory.
+    pub fn with_cwd(mut self, cwd: impl Into<String>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+}
+
 /// The diff call card: `{card:"diff", title, diffs, locations?}`.
+///
+/// ```
+/// use toolprism::card::{CallCard, DiffCall, FileDiff, Location};
+/// let card = CallCard::Diff(
+///     DiffCall::new("Create a.txt", vec![FileDiff::new("a.txt", None, "hello\n")])
+///         .with_locations(vec![Location::new("a.txt")]),
+/// );
+/// assert_eq!(serde_json::to_value(&card).unwrap()["diffs"][0]["oldText"], serde_json::Value::Null);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiffCall {
     /// The title.
     pub title: String,
@@ -229,6 +367,23 @@ pub struct DiffCall {
     pub locations: Option<Vec<Location>>,
 }
 
+impl DiffCall {
+    /// A diff call card: its title and the proposed changes.
+    pub fn new(title: impl Into<String>, diffs: Vec<FileDiff>) -> Self {
+        DiffCall {
+            title: title.into(),
+            diffs,
+            locations: None,
+        }
+    }
+
+    /// The same card, with the files the call touches.
+    pub fn with_locations(mut self, locations: Vec<Location>) -> Self {
+        self.locations = Some(locations);
+        self
+    }
+}
+
 impl CallCard {
     /// The generic call card every tool without `present_call` gets: the
     /// tool's name as title and the arguments as raw input.
@@ -237,13 +392,10 @@ impl CallCard {
         kind: Option<ToolKind>,
         raw_input: Option<serde_json::Value>,
     ) -> Self {
-        CallCard::Generic(GenericCall {
-            title: title.into(),
-            kind,
-            raw_input,
-            content: None,
-            locations: None,
-        })
+        let mut card = GenericCall::new(title);
+        card.kind = kind;
+        card.raw_input = raw_input;
+        CallCard::Generic(card)
     }
 
     /// The card's tag: `"generic"`, `"terminal"` or `"diff"`.
@@ -281,10 +433,9 @@ pub enum ResultCard {
 impl ResultCard {
     /// The generic result card over a result's content.
     pub fn generic(title: Option<String>, content: Vec<ContentBlock>) -> Self {
-        ResultCard::Generic(GenericResult {
-            title,
-            content: Some(content),
-        })
+        let mut card = GenericResult::new(content);
+        card.title = title;
+        ResultCard::Generic(card)
     }
 
     /// The card's tag: `"generic"`, `"terminal"`, `"diff"`, `"search"`,
@@ -302,8 +453,19 @@ impl ResultCard {
 }
 
 /// The generic result card: `{card:"generic", title?, content?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// ```
+/// use toolprism::card::{GenericResult, ResultCard};
+/// use toolprism::ContentBlock;
+/// let card = ResultCard::Generic(GenericResult::new(vec![ContentBlock::text("3 rows")]).with_title("Query"));
+/// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Query");
+/// // No content at all: the card says so.
+/// let empty = GenericResult::empty();
+/// assert_eq!(serde_json::to_value(ResultCard::Generic(empty)).unwrap(), serde_json::json!({"card": "generic"}));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GenericResult {
     /// The title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,15 +475,58 @@ pub struct GenericResult {
     pub content: Option<Vec<ContentBlock>>,
 }
 
+impl GenericResult {
+    /// A generic result card showing `content`, with no title.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        GenericResult {
+            title: None,
+            content: Some(content),
+        }
+    }
+
+    /// A generic result card with no title and no content.
+    pub fn empty() -> Self {
+        GenericResult::default()
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
 /// The diff result card: `{card:"diff", title?, diffs}`.
+///
+/// ```
+/// use toolprism::card::{DiffResult, FileDiff, ResultCard};
+/// let card = ResultCard::Diff(
+///     DiffResult::new(vec![FileDiff::new("a.txt", Some("a\n".into()), "b\n")]).with_title("Edited a.txt"),
+/// );
+/// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Edited a.txt");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiffResult {
     /// The title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The changes made.
     pub diffs: Vec<FileDiff>,
+}
+
+impl DiffResult {
+    /// A diff result card over the changes made, with no title.
+    pub fn new(diffs: Vec<FileDiff>) -> Self {
+        DiffResult { title: None, diffs }
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
 }
 
 /// How a process ended: an exit code or a signal, never both.
@@ -465,8 +670,15 @@ impl<'de> Deserialize<'de> for TerminalResult {
 }
 
 /// One matching line.
+///
+/// ```
+/// use toolprism::card::SearchMatch;
+/// let m = SearchMatch::new(3, "fn main() {}");
+/// assert_eq!(serde_json::to_value(&m).unwrap(), serde_json::json!({"lineNumber": 3, "line": "fn main() {}"}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SearchMatch {
     /// 1-based line number.
     pub line_number: u64,
@@ -474,14 +686,41 @@ pub struct SearchMatch {
     pub line: String,
 }
 
+impl SearchMatch {
+    /// The line numbered `line_number` (1-based), whose text is `line`.
+    pub fn new(line_number: u64, line: impl Into<String>) -> Self {
+        SearchMatch {
+            line_number,
+            line: line.into(),
+        }
+    }
+}
+
 /// The matches shown for one file.
+///
+/// ```
+/// use toolprism::card::{SearchFile, SearchMatch};
+/// let file = SearchFile::new("src/lib.rs", vec![SearchMatch::new(3, "fn main() {}")]);
+/// assert_eq!(file.matches.len(), 1);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SearchFile {
     /// The file path.
     pub path: String,
     /// Its matching lines.
     pub matches: Vec<SearchMatch>,
+}
+
+impl SearchFile {
+    /// The matching lines shown for the file `path`.
+    pub fn new(path: impl Into<String>, matches: Vec<SearchMatch>) -> Self {
+        SearchFile {
+            path: path.into(),
+            matches,
+        }
+    }
 }
 
 /// What a search card shows.
@@ -677,8 +916,15 @@ impl<'de> Deserialize<'de> for SearchResult {
 }
 
 /// One numbered line of a read card.
+///
+/// ```
+/// use toolprism::card::NumberedLine;
+/// let line = NumberedLine::new(7, "let x = 1;");
+/// assert_eq!(serde_json::to_value(&line).unwrap(), serde_json::json!({"number": 7, "text": "let x = 1;"}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct NumberedLine {
     /// 1-based line number.
     pub number: u64,
@@ -686,12 +932,34 @@ pub struct NumberedLine {
     pub text: String,
 }
 
+impl NumberedLine {
+    /// The line numbered `number` (1-based), whose text is `text`.
+    pub fn new(number: u64, text: impl Into<String>) -> Self {
+        NumberedLine {
+            number,
+            text: text.into(),
+        }
+    }
+}
+
 /// The read result card: `{card:"read", title?, path, offset, lines, totalLines, lang?, content?}`.
 ///
 /// `offset` and `totalLines` are required, so a UI always knows which part
-/// of how much it shows.
+/// of how much it shows: [`ReadResult::new`] takes both, and JSON without
+/// them is refused.
+///
+/// ```
+/// use toolprism::card::{NumberedLine, ReadResult, ResultCard};
+/// let card = ReadResult::new("src/lib.rs", 10, vec![NumberedLine::new(10, "fn main() {}")], 42)
+///     .with_lang("rust");
+/// let json = serde_json::to_value(ResultCard::Read(card)).unwrap();
+/// assert_eq!((json["offset"].as_u64(), json["totalLines"].as_u64()), (Some(10), Some(42)));
+/// let no_total = serde_json::json!({"card": "read", "path": "a", "offset": 1, "lines": []});
+/// assert!(serde_json::from_value::<ResultCard>(no_total).is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResult {
     /// The title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -712,9 +980,58 @@ pub struct ReadResult {
     pub content: Option<String>,
 }
 
+impl ReadResult {
+    /// A read card: the `lines` shown of `path`, from the 1-based line
+    /// `offset`, out of `total_lines` in the whole file.
+    pub fn new(
+        path: impl Into<String>,
+        offset: u64,
+        lines: Vec<NumberedLine>,
+        total_lines: u64,
+    ) -> Self {
+        ReadResult {
+            title: None,
+            path: path.into(),
+            offset,
+            lines,
+            total_lines,
+            lang: None,
+            content: None,
+        }
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same card with a language hint for highlighting (`rust`, `toml`).
+    pub fn with_lang(mut self, lang: impl Into<String>) -> Self {
+        self.lang = Some(lang.into());
+        self
+    }
+
+    /// The same card with the body as text, when it differs from the lines.
+    pub fn with_content(mut self, content: impl Into<String>) -> Self {
+        self.content = Some(content.into());
+        self
+    }
+}
+
 /// A web source of a web search card.
+///
+/// ```
+/// use toolprism::card::WebSource;
+/// let source = WebSource::new("https://www.rust-lang.org").with_title("Rust");
+/// assert_eq!(
+///     serde_json::to_value(&source).unwrap(),
+///     serde_json::json!({"url": "https://www.rust-lang.org", "title": "Rust"})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct WebSource {
     /// Its URL.
     pub url: String,
@@ -729,38 +1046,152 @@ pub struct WebSource {
     pub published_at: Option<String>,
 }
 
+impl WebSource {
+    /// A source at `url`, nothing else known.
+    pub fn new(url: impl Into<String>) -> Self {
+        WebSource {
+            url: url.into(),
+            title: None,
+            snippet: None,
+            published_at: None,
+        }
+    }
+
+    /// The same source with its title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same source with a snippet.
+    pub fn with_snippet(mut self, snippet: impl Into<String>) -> Self {
+        self.snippet = Some(snippet.into());
+        self
+    }
+
+    /// The same source with when it was published.
+    pub fn with_published_at(mut self, published_at: impl Into<String>) -> Self {
+        self.published_at = Some(published_at.into());
+        self
+    }
+}
+
 /// The web result card: `{card:"web", kind:"search", title?, sources, answer?, truncated}`
 /// or `{card:"web", kind:"fetch", title?, url, statusCode, truncated}`.
+///
+/// ```
+/// use toolprism::card::{ResultCard, WebFetch, WebResult, WebSearch, WebSource};
+/// let fetch = ResultCard::Web(WebResult::Fetch(WebFetch::new("https://example.com", 200, false)));
+/// assert_eq!(
+///     serde_json::to_value(&fetch).unwrap(),
+///     serde_json::json!({"card": "web", "kind": "fetch", "url": "https://example.com", "statusCode": 200, "truncated": false})
+/// );
+/// let search = WebSearch::new(vec![WebSource::new("https://a.example")], true).with_answer("42");
+/// let json = serde_json::to_value(ResultCard::Web(WebResult::Search(search))).unwrap();
+/// assert_eq!((json["kind"].as_str(), json["answer"].as_str()), (Some("search"), Some("42")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum WebResult {
     /// A web search.
-    #[serde(rename_all = "camelCase")]
-    Search {
-        /// The title.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        title: Option<String>,
-        /// The sources found.
-        sources: Vec<WebSource>,
-        /// A direct answer, when the engine gave one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        answer: Option<String>,
-        /// Whether more sources existed than are shown.
-        truncated: bool,
-    },
+    Search(WebSearch),
     /// A page fetch.
-    #[serde(rename_all = "camelCase")]
-    Fetch {
-        /// The title.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        title: Option<String>,
-        /// The URL fetched.
-        url: String,
-        /// The HTTP status.
-        status_code: u16,
-        /// Whether the body was cut.
-        truncated: bool,
-    },
+    Fetch(WebFetch),
+}
+
+impl WebResult {
+    /// The title, of either kind.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            WebResult::Search(search) => search.title.as_deref(),
+            WebResult::Fetch(fetch) => fetch.title.as_deref(),
+        }
+    }
+
+    /// Whether something was cut: sources not shown, or the body.
+    pub fn truncated(&self) -> bool {
+        match self {
+            WebResult::Search(search) => search.truncated,
+            WebResult::Fetch(fetch) => fetch.truncated,
+        }
+    }
+}
+
+/// A web search card's body: `{title?, sources, answer?, truncated}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct WebSearch {
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The sources found.
+    pub sources: Vec<WebSource>,
+    /// A direct answer, when the engine gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Whether more sources existed than are shown.
+    pub truncated: bool,
+}
+
+impl WebSearch {
+    /// A search that found `sources`; `truncated` says whether more
+    /// existed than are shown.
+    pub fn new(sources: Vec<WebSource>, truncated: bool) -> Self {
+        WebSearch {
+            title: None,
+            sources,
+            answer: None,
+            truncated,
+        }
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same card with the engine's direct answer.
+    pub fn with_answer(mut self, answer: impl Into<String>) -> Self {
+        self.answer = Some(answer.into());
+        self
+    }
+}
+
+/// A page fetch card's body: `{title?, url, statusCode, truncated}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct WebFetch {
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The URL fetched.
+    pub url: String,
+    /// The HTTP status.
+    pub status_code: u16,
+    /// Whether the body was cut.
+    pub truncated: bool,
+}
+
+impl WebFetch {
+    /// A fetch of `url` that answered `status_code`; `truncated` says
+    /// whether the body was cut.
+    pub fn new(url: impl Into<String>, status_code: u16, truncated: bool) -> Self {
+        WebFetch {
+            title: None,
+            url: url.into(),
+            status_code,
+            truncated,
+        }
+    }
+
+    /// The same card with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
 }
 
 #[cfg(test)]
@@ -769,13 +1200,7 @@ mod tests {
     use serde_json::json;
 
     fn one_match() -> Vec<SearchFile> {
-        vec![SearchFile {
-            path: "a.rs".into(),
-            matches: vec![SearchMatch {
-                line_number: 1,
-                line: "x".into(),
-            }],
-        }]
+        vec![SearchFile::new("a.rs", vec![SearchMatch::new(1, "x")])]
     }
 
     #[test]
@@ -827,18 +1252,9 @@ mod tests {
 
     #[test]
     fn wire_format_matches_the_reference() {
-        let read = ResultCard::Read(ReadResult {
-            title: None,
-            path: "a.rs".into(),
-            offset: 1,
-            lines: vec![NumberedLine {
-                number: 1,
-                text: "x".into(),
-            }],
-            total_lines: 9,
-            lang: Some("rust".into()),
-            content: None,
-        });
+        let read = ResultCard::Read(
+            ReadResult::new("a.rs", 1, vec![NumberedLine::new(1, "x")], 9).with_lang("rust"),
+        );
         assert_eq!(
             serde_json::to_value(&read).unwrap(),
             json!({"card": "read", "path": "a.rs", "offset": 1, "lines": [{"number": 1, "text": "x"}], "totalLines": 9, "lang": "rust"})
@@ -846,33 +1262,26 @@ mod tests {
         let missing_total = json!({"card": "read", "path": "a.rs", "offset": 1, "lines": []});
         assert!(serde_json::from_value::<ResultCard>(missing_total).is_err());
 
-        let fetch = ResultCard::Web(WebResult::Fetch {
-            title: Some("u".into()),
-            url: "http://x".into(),
-            status_code: 200,
-            truncated: false,
-        });
+        let fetch = ResultCard::Web(WebResult::Fetch(
+            WebFetch::new("http://x", 200, false).with_title("u"),
+        ));
         assert_eq!(
             serde_json::to_value(&fetch).unwrap(),
             json!({"card": "web", "kind": "fetch", "title": "u", "url": "http://x", "statusCode": 200, "truncated": false})
         );
-        let diff = CallCard::Diff(DiffCall {
-            title: "Edit a.rs".into(),
-            diffs: vec![FileDiff::new("a.rs", None, "x")],
-            locations: None,
-        });
+        let diff = CallCard::Diff(DiffCall::new(
+            "Edit a.rs",
+            vec![FileDiff::new("a.rs", None, "x")],
+        ));
         assert_eq!(
             serde_json::to_value(&diff).unwrap(),
             json!({"card": "diff", "title": "Edit a.rs", "diffs": [{"path": "a.rs", "oldText": null, "newText": "x"}]})
         );
         // Where a hunk starts, when known: two optional camelCase fields;
         // a diff without them reads back with no line known.
-        let placed = ResultCard::Diff(DiffResult {
-            title: None,
-            diffs: vec![
-                FileDiff::new("a.rs", Some("a\n".into()), "b\n").with_starts(Some(17), Some(18)),
-            ],
-        });
+        let placed = ResultCard::Diff(DiffResult::new(vec![
+            FileDiff::new("a.rs", Some("a\n".into()), "b\n").with_starts(Some(17), Some(18)),
+        ]));
         let json = serde_json::to_value(&placed).unwrap();
         assert_eq!(
             json,

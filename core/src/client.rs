@@ -140,8 +140,27 @@ impl fmt::Display for LogLevel {
 }
 
 /// A question to the client's model.
+///
+/// `#[non_exhaustive]` (MCP's sampling request has more to offer): build
+/// it with [`SampleRequest::text`] or [`SampleRequest::new`].
+///
+/// ```
+/// use toolprism::client::{Role, SampleMessage, SampleRequest};
+/// use toolprism::ContentBlock;
+/// let request = SampleRequest::new(
+///     vec![
+///         SampleMessage::new(Role::User, ContentBlock::text("Name a colour.")),
+///         SampleMessage::new(Role::Assistant, ContentBlock::text("Blue.")),
+///         SampleMessage::new(Role::User, ContentBlock::text("Another one.")),
+///     ],
+///     20,
+/// )
+/// .with_system_prompt("Answer in one word.");
+/// assert_eq!(request.messages.len(), 3);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SampleRequest {
     /// The conversation so far.
     pub messages: Vec<SampleMessage>,
@@ -153,6 +172,22 @@ pub struct SampleRequest {
 }
 
 impl SampleRequest {
+    /// The conversation `messages`, answered in at most `max_tokens`, with
+    /// no system prompt.
+    pub fn new(messages: Vec<SampleMessage>, max_tokens: u32) -> Self {
+        SampleRequest {
+            messages,
+            system_prompt: None,
+            max_tokens,
+        }
+    }
+
+    /// The same request with a system prompt the client may use.
+    pub fn with_system_prompt(mut self, system_prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(system_prompt.into());
+        self
+    }
+
     /// One user message of text.
     ///
     /// ```
@@ -160,24 +195,28 @@ impl SampleRequest {
     /// assert_eq!(request.messages.len(), 1);
     /// ```
     pub fn text(text: impl Into<String>, max_tokens: u32) -> Self {
-        SampleRequest {
-            messages: vec![SampleMessage {
-                role: Role::User,
-                content: ContentBlock::text(text),
-            }],
-            system_prompt: None,
+        SampleRequest::new(
+            vec![SampleMessage::new(Role::User, ContentBlock::text(text))],
             max_tokens,
-        }
+        )
     }
 }
 
 /// One message of a sampling conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SampleMessage {
     /// Who speaks.
     pub role: Role,
     /// What is said.
     pub content: ContentBlock,
+}
+
+impl SampleMessage {
+    /// `role` says `content`.
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        SampleMessage { role, content }
+    }
 }
 
 /// Who speaks in a sampling conversation.
@@ -191,8 +230,16 @@ pub enum Role {
 }
 
 /// The client model's answer.
+///
+/// ```
+/// use toolprism::client::SampleResponse;
+/// use toolprism::ContentBlock;
+/// let answer = SampleResponse::new(ContentBlock::text("Blue."), "some-model").with_stop_reason("endTurn");
+/// assert_eq!(answer.stop_reason.as_deref(), Some("endTurn"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SampleResponse {
     /// The answer.
     pub content: ContentBlock,
@@ -203,17 +250,54 @@ pub struct SampleResponse {
     pub stop_reason: Option<String>,
 }
 
+impl SampleResponse {
+    /// The answer `content`, from `model`.
+    pub fn new(content: ContentBlock, model: impl Into<String>) -> Self {
+        SampleResponse {
+            content,
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// The same answer, saying why the model stopped.
+    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(stop_reason.into());
+        self
+    }
+}
+
 /// A form for the user: a message and the JSON Schema of what to fill in
 /// (an object of primitive fields: strings, numbers, integers, booleans,
 /// enums; with `default`s and titled or multi-select enums, as MCP's
 /// elicitation allows).
+///
+/// ```
+/// use toolprism::client::ElicitRequest;
+/// let form = ElicitRequest::new(
+///     "Which branch?",
+///     serde_json::json!({"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}),
+/// );
+/// assert_eq!(serde_json::to_value(&form).unwrap()["message"], "Which branch?");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequest {
     /// What to ask.
     pub message: String,
     /// The schema of the answer.
     pub requested_schema: Value,
+}
+
+impl ElicitRequest {
+    /// Ask `message`, the answer following `requested_schema`.
+    pub fn new(message: impl Into<String>, requested_schema: Value) -> Self {
+        ElicitRequest {
+            message: message.into(),
+            requested_schema,
+        }
+    }
 }
 
 /// What the user did with a form.
@@ -228,7 +312,11 @@ pub enum ElicitResponse {
 }
 
 /// A question before a call runs: may `tool` run with `arguments`?
+///
+/// The registry makes it; [`ApprovalRequest::new`] is for testing a
+/// [`Client`] of your own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalRequest {
     /// The tool's name.
     pub tool: String,
@@ -238,6 +326,24 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// The question, as the tool or policy wrote it.
     pub question: String,
+}
+
+impl ApprovalRequest {
+    /// May the call `call_id` of `tool` run with `arguments`? Asked as
+    /// `question`.
+    pub fn new(
+        tool: impl Into<String>,
+        call_id: impl Into<String>,
+        arguments: Value,
+        question: impl Into<String>,
+    ) -> Self {
+        ApprovalRequest {
+            tool: tool.into(),
+            call_id: call_id.into(),
+            arguments,
+            question: question.into(),
+        }
+    }
 }
 
 /// What the user answered when asked whether a call may run

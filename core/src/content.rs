@@ -58,8 +58,20 @@ pub enum ContentBlock {
 }
 
 /// The contents of an embedded resource: its URI and its text or bytes.
+///
+/// `#[non_exhaustive]`, as MCP's resources gain fields: build it with
+/// [`EmbeddedResource::text`] or [`EmbeddedResource::blob`].
+///
+/// ```
+/// use toolprism::{ContentBlock, EmbeddedResource};
+/// let notes = EmbeddedResource::text("file:///notes.md", "# Notes").with_mime_type("text/markdown");
+/// let logo = EmbeddedResource::blob("file:///logo.png", "iVBORw0KGgo=").with_mime_type("image/png");
+/// let blocks = [ContentBlock::Resource { resource: notes }, ContentBlock::Resource { resource: logo }];
+/// assert_eq!(toolprism::content_text(&blocks), "# Notes\n[resource file:///logo.png]");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// Where it lives.
     pub uri: String,
@@ -74,9 +86,50 @@ pub struct EmbeddedResource {
     pub blob: Option<String>,
 }
 
+impl EmbeddedResource {
+    /// A text resource at `uri`, no media type said.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: None,
+            text: Some(text.into()),
+            blob: None,
+        }
+    }
+
+    /// A binary resource at `uri`: its bytes, base64-encoded; no media type
+    /// said.
+    pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: None,
+            text: None,
+            blob: Some(blob.into()),
+        }
+    }
+
+    /// The same resource with its media type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
 /// A link to a resource: what a client needs to list or read it.
+///
+/// ```
+/// use toolprism::{ContentBlock, ResourceLink};
+/// let link = ResourceLink::new("file:///report.pdf", "report.pdf")
+///     .with_mime_type("application/pdf")
+///     .with_size(48_213);
+/// assert_eq!(
+///     serde_json::to_value(ContentBlock::ResourceLink(link)).unwrap(),
+///     serde_json::json!({"type": "resource_link", "uri": "file:///report.pdf", "name": "report.pdf", "mimeType": "application/pdf", "size": 48213})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// Where it lives.
     pub uri: String,
@@ -94,6 +147,44 @@ pub struct ResourceLink {
     /// Its size in bytes, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+}
+
+impl ResourceLink {
+    /// A link to the resource at `uri`, named `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
+
+    /// The same link with a human title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same link, saying what the resource is.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The same link with the resource's media type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The same link with the resource's size in bytes.
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
 }
 
 impl ContentBlock {
@@ -134,12 +225,7 @@ impl ContentBlock {
         text: impl Into<String>,
     ) -> Self {
         ContentBlock::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: Some(mime_type.into()),
-                text: Some(text.into()),
-                blob: None,
-            },
+            resource: EmbeddedResource::text(uri, text).with_mime_type(mime_type),
         }
     }
 

@@ -24,7 +24,14 @@ use crate::tool::Tool;
 /// A progress report from a running tool, as the caller's sink receives it
 /// ([`CallOptions::with_progress`]); the MCP server forwards it as a
 /// `notifications/progress`.
+///
+/// ```
+/// use toolprism::Progress;
+/// let report = Progress::new(3).with_total(10).with_message("indexing");
+/// assert_eq!((report.done, report.total, report.message.as_deref()), (3, Some(10), Some("indexing")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Progress {
     /// Work done so far, in the tool's own unit (files, rows, bytes).
     pub done: u64,
@@ -32,6 +39,29 @@ pub struct Progress {
     pub total: Option<u64>,
     /// What is happening now, in a few words.
     pub message: Option<String>,
+}
+
+impl Progress {
+    /// `done` units of work so far, total unknown, no message.
+    pub fn new(done: u64) -> Self {
+        Progress {
+            done,
+            total: None,
+            message: None,
+        }
+    }
+
+    /// The same report with the total of the unit.
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// The same report with what is happening now.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = Some(message.into());
+        self
+    }
 }
 
 /// What `execute` may use besides its arguments: the call's identity, its

@@ -10,8 +10,22 @@ use serde::{Deserialize, Serialize};
 use crate::card::ToolKind;
 
 /// Hints a client may show or act on. They are hints: nothing enforces them.
+///
+/// Start from [`ToolAnnotations::NONE`] and set hints with the `with_…`
+/// methods (usable in a `const`): MCP may add hints, and the struct will
+/// gain them without breaking anyone.
+///
+/// ```
+/// use toolprism::ToolAnnotations;
+/// const HINTS: ToolAnnotations = ToolAnnotations::NONE.with_read_only(true).with_idempotent(true);
+/// assert_eq!(
+///     serde_json::to_value(HINTS).unwrap(),
+///     serde_json::json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+/// );
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// The tool does not change its environment.
     #[serde(rename = "readOnlyHint")]
@@ -35,6 +49,32 @@ impl ToolAnnotations {
         idempotent: false,
         open_world: false,
     };
+
+    /// The same hints, saying whether the tool leaves its environment
+    /// unchanged.
+    pub const fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// The same hints, saying whether the tool may destroy data.
+    pub const fn with_destructive(mut self, destructive: bool) -> Self {
+        self.destructive = destructive;
+        self
+    }
+
+    /// The same hints, saying whether a second identical call has no
+    /// further effect.
+    pub const fn with_idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// The same hints, saying whether the tool reaches an open world.
+    pub const fn with_open_world(mut self, open_world: bool) -> Self {
+        self.open_world = open_world;
+        self
+    }
 }
 
 /// How a tool's content is spilled when it is too large (C15 in `docs/contract.md`).
@@ -57,10 +97,8 @@ pub enum SpillBudget {
 ///
 /// ```
 /// use toolprism::{TaskSupport, ToolInfo};
-/// const INFO: ToolInfo = ToolInfo {
-///     task: TaskSupport::Optional,
-///     ..ToolInfo::new("build", "Build the project; takes minutes.")
-/// };
+/// const INFO: ToolInfo =
+///     ToolInfo::new("build", "Build the project; takes minutes.").with_task(TaskSupport::Optional);
 /// assert_eq!(INFO.task.as_str(), "optional");
 /// assert_eq!(ToolInfo::new("echo", "Echo.").task, TaskSupport::Forbidden);
 /// ```
@@ -97,8 +135,25 @@ impl TaskSupport {
 
 /// The static facts of a tool, known at compile time.
 ///
-/// `#[tool]` writes this from its attribute and the doc comment.
+/// `#[tool]` writes this from its attribute and the doc comment. A `Tool`
+/// written by hand builds it with [`ToolInfo::new`] and the `with_…`
+/// methods, all `const fn`s (the struct is `#[non_exhaustive]`: a fact
+/// added later breaks no one):
+///
+/// ```
+/// use std::time::Duration;
+/// use toolprism::{SpillBudget, ToolAnnotations, ToolInfo, ToolKind};
+/// const INFO: ToolInfo = ToolInfo::new("grep", "Search files for a pattern.")
+///     .with_title("Search")
+///     .with_kind(ToolKind::Search)
+///     .with_annotations(ToolAnnotations::NONE.with_read_only(true))
+///     .with_timeout(Duration::from_secs(30))
+///     .with_spill(SpillBudget::Bytes(64 * 1024))
+///     .with_blocking(true);
+/// assert_eq!((INFO.title, INFO.kind, INFO.blocking), (Some("Search"), ToolKind::Search, true));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolInfo {
     /// The name the model calls, `[A-Za-z0-9_-]{1,64}`.
     pub name: &'static str,
@@ -155,6 +210,62 @@ impl ToolInfo {
             task: TaskSupport::Forbidden,
         }
     }
+
+    /// The same facts with a human title.
+    pub const fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// The same facts with an icon: a `data:` URI or an `https:` URL.
+    pub const fn with_icon(mut self, icon: &'static str) -> Self {
+        self.icon = Some(icon);
+        self
+    }
+
+    /// The same facts with the kind of work the tool does.
+    pub const fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The same facts with these hints for clients.
+    pub const fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The same facts with the tool's own timeout.
+    pub const fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The same facts with this content budget.
+    pub const fn with_spill(mut self, spill: SpillBudget) -> Self {
+        self.spill = spill;
+        self
+    }
+
+    /// The same facts, saying whether `execute` blocks its thread (see
+    /// [`ToolInfo::blocking`]).
+    pub const fn with_blocking(mut self, blocking: bool) -> Self {
+        self.blocking = blocking;
+        self
+    }
+
+    /// The same facts with a question every call asks a person first (see
+    /// [`ToolInfo::approval`]).
+    pub const fn with_approval(mut self, question: &'static str) -> Self {
+        self.approval = Some(question);
+        self
+    }
+
+    /// The same facts, saying whether an MCP call may run as a task.
+    pub const fn with_task(mut self, task: TaskSupport) -> Self {
+        self.task = task;
+        self
+    }
 }
 
 /// Checks a tool name: `[A-Za-z0-9_-]{1,64}`.
@@ -176,8 +287,29 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 
 /// What a client lists: name, title, description, input and output schema,
 /// kind and hints.
+///
+/// The registry makes one per tool
+/// ([`Registry::definitions`](crate::Registry::definitions)); to project a
+/// definition from elsewhere into a [dialect](crate::dialect), build it
+/// with [`ToolDefinition::new`] and the `with_…` methods (it is
+/// `#[non_exhaustive]`, as it gains what MCP lists of a tool).
+///
+/// ```
+/// use toolprism::{ToolDefinition, ToolKind};
+/// use toolprism::dialect::{self, Dialect};
+/// let def = ToolDefinition::new(
+///     "read",
+///     "Read a file.",
+///     serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+///     serde_json::json!({"type": "string"}),
+/// )
+/// .with_kind(ToolKind::Read);
+/// let openai = dialect::definition(Dialect::OpenAi, &def).unwrap();
+/// assert_eq!(openai.json()["function"]["name"], "read");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The name.
     pub name: String,
@@ -205,4 +337,58 @@ pub struct ToolDefinition {
         skip_serializing_if = "TaskSupport::is_forbidden"
     )]
     pub task: TaskSupport,
+}
+
+impl ToolDefinition {
+    /// The definition of `name`, described by `description`, with these
+    /// input and output schemas; no title, no icon, kind
+    /// [`ToolKind::Other`], no hints, never a task.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: serde_json::Value,
+        output_schema: serde_json::Value,
+    ) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            title: None,
+            icon: None,
+            description: description.into(),
+            input_schema,
+            output_schema,
+            kind: ToolKind::Other,
+            annotations: ToolAnnotations::NONE,
+            task: TaskSupport::Forbidden,
+        }
+    }
+
+    /// The same definition with a human title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same definition with an icon (a `data:` URI or an `https:` URL).
+    pub fn with_icon(mut self, icon: impl Into<String>) -> Self {
+        self.icon = Some(icon.into());
+        self
+    }
+
+    /// The same definition with the kind of work the tool does.
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The same definition with these hints.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The same definition, saying whether an MCP call may run as a task.
+    pub fn with_task(mut self, task: TaskSupport) -> Self {
+        self.task = task;
+        self
+    }
 }

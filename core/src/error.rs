@@ -202,7 +202,16 @@ impl<E: fmt::Display> From<E> for ToolError {
 }
 
 /// Why a call failed: `{message, code}`. Only the code is persisted.
+///
+/// `#[non_exhaustive]`: build it with [`ErrorInfo::new`].
+///
+/// ```
+/// use toolprism::{ErrorCode, ErrorInfo};
+/// let error = ErrorInfo::new(ErrorCode::Timeout, "the call took longer than 5 s");
+/// assert_eq!(error.to_string(), "the call took longer than 5 s (TIMEOUT)");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ErrorInfo {
     /// What went wrong, written for a model to act on.
     pub message: String,
@@ -211,7 +220,8 @@ pub struct ErrorInfo {
 }
 
 impl ErrorInfo {
-    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    /// A failure with this `code`, and `message` for the model.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ErrorInfo {
             message: message.into(),
             code,

@@ -95,10 +95,25 @@ struct Writer {
 }
 
 /// The persisted error: its code only (the message is not persisted).
+///
+/// ```
+/// use toolprism::ErrorCode;
+/// use toolprism::log::PersistedError;
+/// let error = PersistedError::new(ErrorCode::Denied);
+/// assert_eq!(serde_json::to_value(&error).unwrap(), serde_json::json!({"code": "DENIED"}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PersistedError {
     /// The code.
     pub code: ErrorCode,
+}
+
+impl PersistedError {
+    /// The persisted form of an error with this code.
+    pub fn new(code: ErrorCode) -> Self {
+        PersistedError { code }
+    }
 }
 
 /// One event of a session log.
@@ -520,8 +535,10 @@ pub enum LogProblemKind {
     UnknownEvent,
 }
 
-/// A line of a log that could not be read.
+/// A line of a log that could not be read (made by the reader;
+/// `#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LogProblem {
     /// 1-based line number.
     pub line: usize,
@@ -537,8 +554,9 @@ impl std::fmt::Display for LogProblem {
     }
 }
 
-/// What reading a log found.
+/// What reading a log found (made by [`read_log`]; `#[non_exhaustive]`).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct LogRead {
     /// Every complete event, in order.
     pub events: Vec<LogEvent>,

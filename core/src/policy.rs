@@ -39,7 +39,23 @@ use crate::lossless::{LosslessError, to_lossless_value};
 use crate::result::ToolResult;
 
 /// A call about to run, as a pre-execute policy sees it.
+///
+/// The registry makes it (`#[non_exhaustive]`: a policy may be shown more
+/// of the call later); [`PreExecute::new`] is for testing a policy.
+///
+/// ```
+/// use toolprism::{PreDecision, PreExecute, PreExecutePolicy};
+/// let no_rm = |call: &PreExecute<'_>| match call.arguments["command"].as_str() {
+///     Some(cmd) if cmd.contains("rm -rf") => PreDecision::deny("no"),
+///     _ => PreDecision::Allow,
+/// };
+/// let args = serde_json::json!({"command": "rm -rf /"});
+/// let call = PreExecute::new("bash", "c1", &args);
+/// assert!(matches!(no_rm.check(&call), PreDecision::Deny { .. }));
+/// assert!(matches!(no_rm.check(&call.with_nested(true)), PreDecision::Deny { .. }));
+/// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct PreExecute<'a> {
     /// The tool's name.
     pub tool: &'a str,
@@ -55,6 +71,32 @@ pub struct PreExecute<'a> {
     /// caller (W3 in `docs/contract.md`). `None` for a call made without
     /// one.
     pub caller: Option<&'a Caller>,
+}
+
+impl<'a> PreExecute<'a> {
+    /// The call `call_id` of `tool` with these validated `arguments`, made
+    /// by the model (not nested), with no caller.
+    pub fn new(tool: &'a str, call_id: &'a str, arguments: &'a Value) -> Self {
+        PreExecute {
+            tool,
+            call_id,
+            arguments,
+            nested: false,
+            caller: None,
+        }
+    }
+
+    /// The same call, saying whether a program made it.
+    pub fn with_nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
+    }
+
+    /// The same call, made by `caller`.
+    pub fn with_caller(mut self, caller: &'a Caller) -> Self {
+        self.caller = Some(caller);
+        self
+    }
 }
 
 /// Allow the call, or deny it with a reason the model reads.
@@ -121,7 +163,23 @@ where
 }
 
 /// A finished call, as a post-execute policy sees it.
+///
+/// The registry makes it (`#[non_exhaustive]`); [`PostExecute::new`] is
+/// for testing a policy.
+///
+/// ```
+/// use toolprism::{ContentBlock, PostDecision, PostExecute, PostExecutePolicy, ToolResult};
+/// let hide = |r: &PostExecute<'_>| match r.value {
+///     Some(_) => PostDecision::ReplaceContent(vec![ContentBlock::text("(hidden)")]),
+///     None => PostDecision::Accept,
+/// };
+/// let (args, value) = (serde_json::json!({}), serde_json::json!({"secret": 1}));
+/// let result = ToolResult::ok(vec![ContentBlock::text("secret: 1")]);
+/// let done = PostExecute::new("vault", "c1", &args, &result).with_value(&value);
+/// assert!(matches!(hide.decide(&done), PostDecision::ReplaceContent(_)));
+/// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct PostExecute<'a> {
     /// The tool's name.
     pub tool: &'a str,
@@ -137,6 +195,45 @@ pub struct PostExecute<'a> {
     pub value: Option<&'a Value>,
     /// The error, failures only.
     pub error: Option<&'a ErrorInfo>,
+}
+
+impl<'a> PostExecute<'a> {
+    /// The call `call_id` of `tool` with these `arguments`, finished with
+    /// `result`, made by the model (not nested); no value, no error.
+    pub fn new(
+        tool: &'a str,
+        call_id: &'a str,
+        arguments: &'a Value,
+        result: &'a ToolResult,
+    ) -> Self {
+        PostExecute {
+            tool,
+            call_id,
+            arguments,
+            nested: false,
+            result,
+            value: None,
+            error: None,
+        }
+    }
+
+    /// The same call, saying whether a program made it.
+    pub fn with_nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
+    }
+
+    /// The same call, a success with this validated value.
+    pub fn with_value(mut self, value: &'a Value) -> Self {
+        self.value = Some(value);
+        self
+    }
+
+    /// The same call, a failure with this error.
+    pub fn with_error(mut self, error: &'a ErrorInfo) -> Self {
+        self.error = Some(error);
+        self
+    }
 }
 
 impl PostExecute<'_> {

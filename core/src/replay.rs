@@ -45,7 +45,7 @@
 //!         vec![ContentBlock::text(out)]
 //!     }
 //!     fn present_call(args: &Args) -> Option<CallCard> {
-//!         Some(CallCard::Terminal(TerminalCall { title: args.command.clone(), description: None, cwd: None }))
+//!         Some(CallCard::Terminal(TerminalCall::new(&args.command)))
 //!     }
 //! }
 //!
@@ -102,8 +102,12 @@ use crate::result::{Approval, ToolResult};
 /// calling another) are entries too, with `nested: true` and the calling
 /// tool's call id in `parentCallId`; they had no live cards and no meta, so
 /// their cards are drawn from their arguments and content.
+///
+/// Made by replay, or read from its JSON (`#[non_exhaustive]`: replay adds
+/// fields, with defaults in the JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReplayedEntry {
     /// The call's id.
     pub call_id: String,
@@ -192,7 +196,15 @@ impl ReplayProblemKind {
 }
 
 /// Something replay skipped over or worked around, with where and why.
+///
+/// ```
+/// use toolprism::replay::{ReplayProblem, ReplayProblemKind};
+/// let problem = ReplayProblem::new(7, ReplayProblemKind::DuplicateResult, "a second result for c1")
+///     .with_call_id("c1");
+/// assert_eq!(problem.to_string(), "line 7: a second result for c1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReplayProblem {
     /// The 1-based line it was found at.
     pub line: usize,
@@ -202,6 +214,25 @@ pub struct ReplayProblem {
     pub call_id: Option<String>,
     /// What happened, in a sentence.
     pub reason: String,
+}
+
+impl ReplayProblem {
+    /// A problem of this `kind` at the 1-based `line`, `reason` saying
+    /// what happened; no call id.
+    pub fn new(line: usize, kind: ReplayProblemKind, reason: impl Into<String>) -> Self {
+        ReplayProblem {
+            line,
+            kind,
+            call_id: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// The same problem, about the call `call_id`.
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
 }
 
 impl fmt::Display for ReplayProblem {
@@ -236,11 +267,20 @@ pub enum ReplayItem {
 
 /// A whole log replayed: see [`replay_log`].
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Replayed {
     /// Every call, in the order of the calls in the log.
     pub entries: Vec<ReplayedEntry>,
     /// Every problem, in the order found.
     pub problems: Vec<ReplayProblem>,
+}
+
+impl Replayed {
+    /// A replay of these `entries` and `problems` (for a reader that
+    /// streams a [`Replay`] and gathers it itself).
+    pub fn new(entries: Vec<ReplayedEntry>, problems: Vec<ReplayProblem>) -> Self {
+        Replayed { entries, problems }
+    }
 }
 
 /// Replays the log at `path` with `registry`'s presenters: every entry, in

@@ -29,6 +29,7 @@ use crate::error::{ErrorCode, ErrorInfo};
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", bound(deserialize = "M: Deserialize<'de>"))]
+#[non_exhaustive]
 pub struct ToolResult<M = serde_json::Value> {
     /// What the model reads.
     pub content: Vec<ContentBlock>,
@@ -74,6 +75,19 @@ impl<M> ToolResult<M> {
             meta: None,
         }
     }
+
+    /// The same result with this meta (what a presenter reads), e.g. to
+    /// test a presenter:
+    ///
+    /// ```
+    /// use toolprism::{ContentBlock, ToolResult};
+    /// let result = ToolResult::ok(vec![ContentBlock::text("3 rows")]).with_meta(serde_json::json!({"rows": 3}));
+    /// assert_eq!(result.meta.unwrap()["rows"], 3);
+    /// ```
+    pub fn with_meta(mut self, meta: M) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A call a program made while another call ran (through
@@ -83,7 +97,10 @@ impl<M> ToolResult<M> {
 /// [`Registry::present_call`](crate::Registry::present_call) and
 /// [`Registry::present_result`](crate::Registry::present_result), the same
 /// functions replay draws with, so live and replayed cards are the same.
+///
+/// Made by the registry (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct NestedCall {
     /// Its id: `<parent call id>:nested:<n>`.
     pub call_id: String,
@@ -101,12 +118,32 @@ pub struct NestedCall {
 /// ([`PreDecision::Ask`](crate::PreDecision::Ask), or the tool's own
 /// [`approval`](crate::Tool::approval)), as the session log keeps it and
 /// a card shows it.
+///
+/// ```
+/// use toolprism::{Approval, ApprovalDecision};
+/// let approval = Approval::new("Delete build/?", ApprovalDecision::Denied);
+/// assert_eq!(
+///     serde_json::to_value(&approval).unwrap(),
+///     serde_json::json!({"question": "Delete build/?", "decision": "denied"})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Approval {
     /// What the person was asked.
     pub question: String,
     /// What came of it.
     pub decision: ApprovalDecision,
+}
+
+impl Approval {
+    /// `question` was asked, and `decision` came of it.
+    pub fn new(question: impl Into<String>, decision: ApprovalDecision) -> Self {
+        Approval {
+            question: question.into(),
+            decision,
+        }
+    }
 }
 
 /// What came of asking a person.

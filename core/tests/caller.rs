@@ -55,10 +55,8 @@ impl Tool for BlockingWhoami {
     type Args = NoArgs;
     type Value = String;
     type Meta = NoMeta;
-    const INFO: ToolInfo = ToolInfo {
-        blocking: true,
-        ..ToolInfo::new("blocking_whoami", "The caller's subject.")
-    };
+    const INFO: ToolInfo =
+        ToolInfo::new("blocking_whoami", "The caller's subject.").with_blocking(true);
 
     fn execute_blocking(&self, _: NoArgs, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         Ok(cx.caller().map_or("-", Caller::subject).to_owned())

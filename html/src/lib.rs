@@ -105,11 +105,9 @@ pub const STYLE: &str = include_str!("style.css");
 /// ```
 /// use toolprism::card::{CallCard, TerminalCall};
 ///
-/// let card = CallCard::Terminal(TerminalCall {
-///     title: "cargo test <all>".into(),
-///     description: Some("run the tests".into()),
-///     cwd: Some("/work".into()),
-/// });
+/// let card = CallCard::Terminal(
+///     TerminalCall::new("cargo test <all>").with_description("run the tests").with_cwd("/work"),
+/// );
 /// let html = toolprism::html::call_card(&card);
 /// assert!(html.starts_with("<section class=\"tp card call t-terminal\">"));
 /// assert!(html.contains("cargo test &lt;all&gt;"));

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use toolprism::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, GenericCall, GenericResult, Location,
     NumberedLine, ReadResult, ResultCard, SearchFile, SearchMatch, SearchResult, TerminalCall,
-    TerminalResult, ToolKind, WebResult, WebSource,
+    TerminalResult, ToolKind, WebFetch, WebResult, WebSearch, WebSource,
 };
 use toolprism::html::{self, Session, SessionCall};
 use toolprism::replay::{ReplayProblem, ReplayProblemKind, ReplayedEntry};
@@ -68,18 +68,15 @@ fn generic_call(title: &str) -> CallCard {
 
 #[test]
 fn generic_call_card_shows_kind_icon_title_input_locations_and_content() {
-    let card = CallCard::Generic(GenericCall {
-        title: "Grep /TODO/".into(),
-        kind: Some(ToolKind::Search),
-        raw_input: Some(
-            json!({"pattern": "TODO", "limit": 5, "deep": {"x": [1, 2]}, "body": "a\nb"}),
-        ),
-        content: Some(vec![ContentBlock::text("note")]),
-        locations: Some(vec![Location {
-            path: "src/lib.rs".into(),
-            line: Some(7),
-        }]),
-    });
+    let card = CallCard::Generic(
+        GenericCall::new("Grep /TODO/")
+            .with_kind(ToolKind::Search)
+            .with_raw_input(
+                json!({"pattern": "TODO", "limit": 5, "deep": {"x": [1, 2]}, "body": "a\nb"}),
+            )
+            .with_content(vec![ContentBlock::text("note")])
+            .with_locations(vec![Location::new("src/lib.rs").with_line(7)]),
+    );
     let html = html::call_card(&card);
     assert!(
         html.starts_with("<section class=\"tp card call t-generic\">"),
@@ -123,11 +120,11 @@ fn generic_call_card_shows_kind_icon_title_input_locations_and_content() {
 
 #[test]
 fn terminal_call_card_is_the_command_with_its_directory() {
-    let card = CallCard::Terminal(TerminalCall {
-        title: "cargo test".into(),
-        description: Some("run the tests".into()),
-        cwd: Some("/work/app".into()),
-    });
+    let card = CallCard::Terminal(
+        TerminalCall::new("cargo test")
+            .with_description("run the tests")
+            .with_cwd("/work/app"),
+    );
     let html = html::call_card(&card);
     assert!(html.contains("<code class=\"ttl cmd ic i-execute\">$ cargo test</code>"));
     assert!(html.contains("<span class=\"cwd\">in <code>/work/app</code></span>"));
@@ -140,14 +137,14 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
     let new = old
         .replace("line 10\n", "line ten\n")
         .replace("line 25\n", "");
-    let card = ResultCard::Diff(DiffResult {
-        title: Some("Edited a.txt".into()),
-        diffs: vec![
+    let card = ResultCard::Diff(
+        DiffResult::new(vec![
             // The whole file, placed at its first line.
             FileDiff::new("a.txt", Some(old), new).with_starts(Some(1), Some(1)),
             FileDiff::new("new.md", None, "# New\n\nbody\n").with_starts(None, Some(1)),
-        ],
-    });
+        ])
+        .with_title("Edited a.txt"),
+    );
     let html = html::result_card(&card);
     // Two hunks in a.txt (the changes are far apart), one in new.md.
     assert_eq!(html.matches("<span class=\"r hh\">").count(), 3, "{html}");
@@ -172,11 +169,10 @@ fn diff_cards_show_hunks_with_line_numbers_and_a_create_as_all_added() {
         "{html}"
     );
 
-    let call = CallCard::Diff(DiffCall {
-        title: "Write b".into(),
-        diffs: vec![FileDiff::new("b", Some("same\n".into()), "same\n")],
-        locations: None,
-    });
+    let call = CallCard::Diff(DiffCall::new(
+        "Write b",
+        vec![FileDiff::new("b", Some("same\n".into()), "same\n")],
+    ));
     assert!(html::call_card(&call).contains("No change."));
 }
 
@@ -189,10 +185,9 @@ fn a_few_lines_changed_in_large_files_are_drawn_as_only_those_lines() {
     let new = old
         .replace("row 500\n", "row five hundred\n")
         .replace("row 4500\n", "row four thousand five hundred\n");
-    let html = html::result_card(&ResultCard::Diff(DiffResult {
-        title: None,
-        diffs: vec![FileDiff::new("big.txt", Some(old), new).with_starts(Some(1), Some(1))],
-    }));
+    let html = html::result_card(&ResultCard::Diff(DiffResult::new(vec![
+        FileDiff::new("big.txt", Some(old), new).with_starts(Some(1), Some(1)),
+    ])));
     assert!(
         html.contains("<span class=\"chip add\">+2</span><span class=\"chip del\">−2</span>"),
         "{html}"
@@ -216,10 +211,9 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
     let old = "s17\ns18\ns19\nport = 8080\ns21\ns22\ns23\n";
     let new = old.replace("8080", "9090");
     let hunk = || FileDiff::new("app.toml", Some(old.to_owned()), new.clone());
-    let placed = html::result_card(&ResultCard::Diff(DiffResult {
-        title: None,
-        diffs: vec![hunk().with_starts(Some(17), Some(17))],
-    }));
+    let placed = html::result_card(&ResultCard::Diff(DiffResult::new(vec![
+        hunk().with_starts(Some(17), Some(17)),
+    ])));
     assert!(placed.contains("@@ -17,7 +17,7 @@"), "{placed}");
     assert!(
         placed.contains("<span class=\"r del\"><i>20</i><i></i>- port = 8080</span>"),
@@ -229,10 +223,7 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
     assert!(placed.contains("<span class=\"r\"><i>23</i><i>23</i>  s23</span>"));
     // The same hunk from a log written before cards said where hunks
     // start: no line number at all, rather than numbers from 1.
-    let unplaced = html::result_card(&ResultCard::Diff(DiffResult {
-        title: None,
-        diffs: vec![hunk()],
-    }));
+    let unplaced = html::result_card(&ResultCard::Diff(DiffResult::new(vec![hunk()])));
     assert!(!unplaced.contains("@@"), "{unplaced}");
     assert!(!unplaced.contains("<i>"), "{unplaced}");
     assert!(
@@ -247,15 +238,14 @@ fn diff_lines_are_numbered_only_from_where_the_card_says_they_start() {
     // unnumbered, and the excerpt's unchanged lines between two changes
     // are counted, not numbered.
     let excerpt: String = (1..=12).map(|i| format!("l{i}\n")).collect();
-    let call = html::call_card(&CallCard::Diff(DiffCall {
-        title: "Edit a".into(),
-        diffs: vec![FileDiff::new(
+    let call = html::call_card(&CallCard::Diff(DiffCall::new(
+        "Edit a",
+        vec![FileDiff::new(
             "a",
             Some(excerpt.clone()),
             excerpt.replace("l1\n", "L1\n").replace("l12\n", "L12\n"),
         )],
-        locations: None,
-    }));
+    )));
     assert!(!call.contains("<i>") && !call.contains("@@"), "{call}");
     assert!(
         call.contains("<span class=\"r hh\">⋯ 4 unchanged lines</span>"),
@@ -289,11 +279,7 @@ fn a_command_is_marked_by_its_card_status_never_by_its_output() {
     let mut e = entry(
         "t1",
         "sh",
-        &CallCard::Terminal(TerminalCall {
-            title: "fetch".into(),
-            description: None,
-            cwd: None,
-        }),
+        &CallCard::Terminal(TerminalCall::new("fetch")),
         Some(&card),
     );
     e.content = vec![
@@ -386,10 +372,9 @@ fn arguments_that_were_not_json_are_shown_as_sent() {
 #[test]
 fn counts_and_call_numbers_are_grouped_and_a_relative_log_is_named_once() {
     let created: String = (0..1234).map(|i| format!("{i}\n")).collect();
-    let html = html::result_card(&ResultCard::Diff(DiffResult {
-        title: None,
-        diffs: vec![FileDiff::new("big.txt", None, created)],
-    }));
+    let html = html::result_card(&ResultCard::Diff(DiffResult::new(vec![FileDiff::new(
+        "big.txt", None, created,
+    )])));
     assert!(
         html.contains("<span class=\"chip add\">+1,234</span>"),
         "{html}"
@@ -411,10 +396,7 @@ fn counts_and_call_numbers_are_grouped_and_a_relative_log_is_named_once() {
 
     // `replay session.jsonl --html …` names the log by the path it was
     // given: the header does not draw the same name twice.
-    let replayed = toolprism::replay::Replayed {
-        entries: vec![e("1")],
-        problems: vec![],
-    };
+    let replayed = toolprism::replay::Replayed::new(vec![e("1")], vec![]);
     let page =
         html::session_page(&Session::new("session.jsonl", &replayed).with_source("session.jsonl"));
     let header = &page[page.find("<header").unwrap()..page.find("</header>").unwrap()];
@@ -428,24 +410,18 @@ fn counts_and_call_numbers_are_grouped_and_a_relative_log_is_named_once() {
 #[test]
 fn search_cards_say_how_many_of_how_many() {
     let files = vec![
-        SearchFile {
-            path: "a.rs".into(),
-            matches: (1..=60)
-                .map(|n| SearchMatch {
-                    line_number: n,
-                    line: format!("TODO {n}"),
-                })
+        SearchFile::new(
+            "a.rs",
+            (1..=60)
+                .map(|n| SearchMatch::new(n, format!("TODO {n}")))
                 .collect(),
-        },
-        SearchFile {
-            path: "b.rs".into(),
-            matches: (1..=40)
-                .map(|n| SearchMatch {
-                    line_number: n * 2,
-                    line: format!("TODO b{n}"),
-                })
+        ),
+        SearchFile::new(
+            "b.rs",
+            (1..=40)
+                .map(|n| SearchMatch::new(n * 2, format!("TODO b{n}")))
                 .collect(),
-        },
+        ),
     ];
     let card = ResultCard::Search(
         SearchResult::matches(files, 243)
@@ -487,20 +463,17 @@ fn search_cards_say_how_many_of_how_many() {
 
 #[test]
 fn read_card_shows_numbered_lines_and_the_window_in_the_file() {
-    let card = ResultCard::Read(ReadResult {
-        title: None,
-        path: "src/lib.rs".into(),
-        offset: 1,
-        lines: (1..=12)
-            .map(|n| NumberedLine {
-                number: n,
-                text: format!("line {n}"),
-            })
-            .collect(),
-        total_lines: 44,
-        lang: Some("rust".into()),
-        content: None,
-    });
+    let card = ResultCard::Read(
+        ReadResult::new(
+            "src/lib.rs",
+            1,
+            (1..=12)
+                .map(|n| NumberedLine::new(n, format!("line {n}")))
+                .collect(),
+            44,
+        )
+        .with_lang("rust"),
+    );
     let html = html::result_card(&card);
     // The window, over a bar of its place in the file.
     assert!(
@@ -514,28 +487,14 @@ fn read_card_shows_numbered_lines_and_the_window_in_the_file() {
     );
     assert!(html.contains("32 more lines after line 12 not in this window."));
     // A window past the end, and the last window.
-    let past = ResultCard::Read(ReadResult {
-        title: None,
-        path: "a".into(),
-        offset: 50,
-        lines: vec![],
-        total_lines: 44,
-        lang: None,
-        content: None,
-    });
+    let past = ResultCard::Read(ReadResult::new("a", 50, vec![], 44));
     assert!(html::result_card(&past).contains("no lines from line 50 of 44"));
-    let last = ResultCard::Read(ReadResult {
-        title: None,
-        path: "a".into(),
-        offset: 44,
-        lines: vec![NumberedLine {
-            number: 44,
-            text: "end".into(),
-        }],
-        total_lines: 44,
-        lang: None,
-        content: None,
-    });
+    let last = ResultCard::Read(ReadResult::new(
+        "a",
+        44,
+        vec![NumberedLine::new(44, "end")],
+        44,
+    ));
     let html = html::result_card(&last);
     assert!(html.contains("lines 44–44 of 44"));
     assert!(!html.contains("after line"));
@@ -543,12 +502,11 @@ fn read_card_shows_numbered_lines_and_the_window_in_the_file() {
 
 #[test]
 fn web_cards_show_status_url_as_text_sources_answer_and_truncation() {
-    let fetch = ResultCard::Web(WebResult::Fetch {
-        title: None,
-        url: "http://127.0.0.1:8080/missing".into(),
-        status_code: 404,
-        truncated: true,
-    });
+    let fetch = ResultCard::Web(WebResult::Fetch(WebFetch::new(
+        "http://127.0.0.1:8080/missing",
+        404,
+        true,
+    )));
     let html = html::result_card(&fetch);
     assert!(
         html.contains("<span class=\"chip warn status\">HTTP 404 Not Found</span>"),
@@ -557,34 +515,26 @@ fn web_cards_show_status_url_as_text_sources_answer_and_truncation() {
     assert!(html.contains("<span class=\"chip warn trunc\">truncated</span>"));
     assert!(html.contains("<code class=\"ttl url\">http://127.0.0.1:8080/missing</code>"));
     assert!(!html.contains("href"), "a URL is text, never a link");
-    let five = html::result_card(&ResultCard::Web(WebResult::Fetch {
-        title: Some("Down".into()),
-        url: "https://x".into(),
-        status_code: 503,
-        truncated: false,
-    }));
+    let five = html::result_card(&ResultCard::Web(WebResult::Fetch(
+        WebFetch::new("https://x", 503, false).with_title("Down"),
+    )));
     assert!(five.contains("<span class=\"chip bad status\">HTTP 503 Service Unavailable</span>"));
     assert!(five.contains("Down") && !five.contains("trunc"));
 
-    let search = ResultCard::Web(WebResult::Search {
-        title: Some("rust html escaping".into()),
-        sources: vec![
-            WebSource {
-                url: "https://a.example/x".into(),
-                title: Some("A".into()),
-                snippet: Some("about A".into()),
-                published_at: Some("2025-01-02".into()),
-            },
-            WebSource {
-                url: "https://b.example".into(),
-                title: None,
-                snippet: None,
-                published_at: None,
-            },
-        ],
-        answer: Some("Escape five characters.".into()),
-        truncated: true,
-    });
+    let search = ResultCard::Web(WebResult::Search(
+        WebSearch::new(
+            vec![
+                WebSource::new("https://a.example/x")
+                    .with_title("A")
+                    .with_snippet("about A")
+                    .with_published_at("2025-01-02"),
+                WebSource::new("https://b.example"),
+            ],
+            true,
+        )
+        .with_title("rust html escaping")
+        .with_answer("Escape five characters."),
+    ));
     let html = html::result_card(&search);
     assert!(html.contains("2 sources"));
     assert!(html.contains("truncated: more sources exist"));
@@ -618,10 +568,7 @@ fn generic_result_shows_content_and_images_as_placeholders() {
         !html.contains("iVBORw0KGgo"),
         "the data is not copied into the page"
     );
-    let empty = ResultCard::Generic(GenericResult {
-        title: None,
-        content: None,
-    });
+    let empty = ResultCard::Generic(GenericResult::empty());
     assert!(html::result_card(&empty).contains("no content"));
 }
 
@@ -670,115 +617,52 @@ fn every_string_field_of_every_card_is_escaped() {
         ),
         (
             "generic content",
-            CallCard::Generic(GenericCall {
-                title: "t".into(),
-                kind: None,
-                raw_input: None,
-                content: Some(vec![ContentBlock::text(p())]),
-                locations: None,
-            }),
+            CallCard::Generic(GenericCall::new("t").with_content(vec![ContentBlock::text(p())])),
         ),
         (
             "generic image mime",
-            CallCard::Generic(GenericCall {
-                title: "t".into(),
-                kind: None,
-                raw_input: None,
-                content: Some(vec![ContentBlock::image(p(), "AAAA")]),
-                locations: None,
-            }),
+            CallCard::Generic(
+                GenericCall::new("t").with_content(vec![ContentBlock::image(p(), "AAAA")]),
+            ),
         ),
         (
             "generic location",
-            CallCard::Generic(GenericCall {
-                title: "t".into(),
-                kind: None,
-                raw_input: None,
-                content: None,
-                locations: Some(vec![Location {
-                    path: p(),
-                    line: None,
-                }]),
-            }),
+            CallCard::Generic(GenericCall::new("t").with_locations(vec![Location::new(p())])),
         ),
-        (
-            "terminal title",
-            CallCard::Terminal(TerminalCall {
-                title: p(),
-                description: None,
-                cwd: None,
-            }),
-        ),
+        ("terminal title", CallCard::Terminal(TerminalCall::new(p()))),
         (
             "terminal description",
-            CallCard::Terminal(TerminalCall {
-                title: "t".into(),
-                description: Some(p()),
-                cwd: None,
-            }),
+            CallCard::Terminal(TerminalCall::new("t").with_description(p())),
         ),
         (
             "terminal cwd",
-            CallCard::Terminal(TerminalCall {
-                title: "t".into(),
-                description: None,
-                cwd: Some(p()),
-            }),
+            CallCard::Terminal(TerminalCall::new("t").with_cwd(p())),
         ),
-        (
-            "diff title",
-            CallCard::Diff(DiffCall {
-                title: p(),
-                diffs: vec![],
-                locations: None,
-            }),
-        ),
+        ("diff title", CallCard::Diff(DiffCall::new(p(), vec![]))),
         (
             "diff path",
-            CallCard::Diff(DiffCall {
-                title: "t".into(),
-                diffs: vec![FileDiff::new(p(), None, "x")],
-                locations: None,
-            }),
+            CallCard::Diff(DiffCall::new("t", vec![FileDiff::new(p(), None, "x")])),
         ),
         (
             "diff old text",
-            CallCard::Diff(DiffCall {
-                title: "t".into(),
-                diffs: vec![FileDiff::new("a", Some(p()), "x")],
-                locations: None,
-            }),
+            CallCard::Diff(DiffCall::new("t", vec![FileDiff::new("a", Some(p()), "x")])),
         ),
         (
             "diff new text",
-            CallCard::Diff(DiffCall {
-                title: "t".into(),
-                diffs: vec![FileDiff::new("a", None, p())],
-                locations: None,
-            }),
+            CallCard::Diff(DiffCall::new("t", vec![FileDiff::new("a", None, p())])),
         ),
         (
             "diff location",
-            CallCard::Diff(DiffCall {
-                title: "t".into(),
-                diffs: vec![],
-                locations: Some(vec![Location {
-                    path: p(),
-                    line: Some(1),
-                }]),
-            }),
+            CallCard::Diff(
+                DiffCall::new("t", vec![]).with_locations(vec![Location::new(p()).with_line(1)]),
+            ),
         ),
     ];
     for (what, card) in &calls {
         assert_escaped(what, &html::call_card(card));
     }
-    let search_file = |path: String, line: String| SearchFile {
-        path,
-        matches: vec![SearchMatch {
-            line_number: 1,
-            line,
-        }],
-    };
+    let search_file =
+        |path: String, line: String| SearchFile::new(path, vec![SearchMatch::new(1, line)]);
     let results: Vec<(&str, ResultCard)> = vec![
         ("generic title", ResultCard::generic(Some(p()), vec![])),
         (
@@ -796,17 +680,15 @@ fn every_string_field_of_every_card_is_escaped() {
         ),
         (
             "diff title",
-            ResultCard::Diff(DiffResult {
-                title: Some(p()),
-                diffs: vec![],
-            }),
+            ResultCard::Diff(DiffResult::new(vec![]).with_title(p())),
         ),
         (
             "diff text",
-            ResultCard::Diff(DiffResult {
-                title: None,
-                diffs: vec![FileDiff::new("a", Some("x".into()), p())],
-            }),
+            ResultCard::Diff(DiffResult::new(vec![FileDiff::new(
+                "a",
+                Some("x".into()),
+                p(),
+            )])),
         ),
         (
             "search title",
@@ -835,21 +717,13 @@ fn every_string_field_of_every_card_is_escaped() {
         ("read content", read_with(|r| r.content = Some(p()))),
         (
             "fetch title",
-            ResultCard::Web(WebResult::Fetch {
-                title: Some(p()),
-                url: "u".into(),
-                status_code: 200,
-                truncated: false,
-            }),
+            ResultCard::Web(WebResult::Fetch(
+                WebFetch::new("u", 200, false).with_title(p()),
+            )),
         ),
         (
             "fetch url",
-            ResultCard::Web(WebResult::Fetch {
-                title: None,
-                url: p(),
-                status_code: 200,
-                truncated: false,
-            }),
+            ResultCard::Web(WebResult::Fetch(WebFetch::new(p(), 200, false))),
         ),
         ("search answer", web_search(None, Some(p()), |_| {})),
         ("search web title", web_search(Some(p()), None, |_| {})),
@@ -873,18 +747,7 @@ fn every_string_field_of_every_card_is_escaped() {
 }
 
 fn read_with(change: impl FnOnce(&mut ReadResult)) -> ResultCard {
-    let mut r = ReadResult {
-        title: None,
-        path: "a".into(),
-        offset: 1,
-        lines: vec![NumberedLine {
-            number: 1,
-            text: "x".into(),
-        }],
-        total_lines: 1,
-        lang: None,
-        content: None,
-    };
+    let mut r = ReadResult::new("a", 1, vec![NumberedLine::new(1, "x")], 1);
     change(&mut r);
     ResultCard::Read(r)
 }
@@ -894,19 +757,12 @@ fn web_search(
     answer: Option<String>,
     change: impl FnOnce(&mut WebSource),
 ) -> ResultCard {
-    let mut source = WebSource {
-        url: "u".into(),
-        title: None,
-        snippet: None,
-        published_at: None,
-    };
+    let mut source = WebSource::new("u");
     change(&mut source);
-    ResultCard::Web(WebResult::Search {
-        title,
-        sources: vec![source],
-        answer,
-        truncated: false,
-    })
+    let mut search = WebSearch::new(vec![source], false);
+    search.title = title;
+    search.answer = answer;
+    ResultCard::Web(WebResult::Search(search))
 }
 
 #[test]
@@ -929,12 +785,7 @@ fn the_page_escapes_ids_names_codes_arguments_meta_content_problems_and_title() 
     let mut unparsable = entry("u", "u", &generic_call("t"), Some(&terminal("x", None)));
     unparsable.arguments = p.to_owned(); // not JSON: shown as it was sent
     unparsable.content = vec![ContentBlock::text(p)];
-    let problems = [ReplayProblem {
-        line: 3,
-        kind: ReplayProblemKind::CorruptLine,
-        call_id: Some(p.into()),
-        reason: p.into(),
-    }];
+    let problems = [ReplayProblem::new(3, ReplayProblemKind::CorruptLine, p).with_call_id(p)];
     let gone = format!("{p}-gone");
     let calls = vec![
         SessionCall {

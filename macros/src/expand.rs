@@ -158,15 +158,23 @@ fn info(
 ) -> TokenStream {
     let name = &tool.name;
     let doc = doc::doc_string(&tool.input.docs, private);
-    let (title, description) = match &attrs.title {
+    // `ToolInfo` is `#[non_exhaustive]`: the expansion, in the user's
+    // crate, builds it with the public `const fn`s, every fact set.
+    let (description, title) = match &attrs.title {
         Some(title) => (
-            quote!(#private::core::option::Option::Some(#title)),
             quote!(#private::doc_text(__DOC)),
+            quote!(.with_title(#title)),
         ),
-        None => (
-            quote!(#private::doc_title(__DOC)),
-            quote!(#private::doc_description(__DOC)),
-        ),
+        None => (quote!(#private::doc_description(__DOC)), quote!()),
+    };
+    let doc_title = match &attrs.title {
+        Some(_) => quote!(__INFO),
+        None => quote! {
+            match #private::doc_title(__DOC) {
+                #private::core::option::Option::Some(title) => __INFO.with_title(title),
+                #private::core::option::Option::None => __INFO,
+            }
+        },
     };
     let kind = syn::Ident::new(attrs.kind.unwrap_or("Other"), Span::call_site());
     let (read_only, destructive, idempotent, open_world, blocking) = (
@@ -176,20 +184,14 @@ fn info(
         attrs.open_world,
         attrs.blocking,
     );
-    let timeout = match attrs.timeout_ms {
-        Some(ms) => quote!(#private::core::option::Option::Some(
-            #private::core::time::Duration::from_millis(#ms)
-        )),
-        None => quote!(#private::core::option::Option::None),
-    };
-    let icon = match &attrs.icon {
-        Some(icon) => quote!(#private::core::option::Option::Some(#icon)),
-        None => quote!(#private::core::option::Option::None),
-    };
-    let approval = match &attrs.approval {
-        Some(question) => quote!(#private::core::option::Option::Some(#question)),
-        None => quote!(#private::core::option::Option::None),
-    };
+    let timeout = attrs
+        .timeout_ms
+        .map(|ms| quote!(.with_timeout(#private::core::time::Duration::from_millis(#ms))));
+    let icon = attrs.icon.as_ref().map(|icon| quote!(.with_icon(#icon)));
+    let approval = attrs
+        .approval
+        .as_ref()
+        .map(|question| quote!(.with_approval(#question)));
     let task = syn::Ident::new(attrs.task.unwrap_or("Forbidden"), Span::call_site());
     let spill = match attrs.spill {
         Spill::Default => quote!(#krate::SpillBudget::Default),
@@ -202,24 +204,23 @@ fn info(
     quote! {
         const INFO: #krate::ToolInfo = {
             const __DOC: &'static str = #doc;
-            #krate::ToolInfo {
-                name: #name,
-                title: #title,
-                icon: #icon,
-                description: #description,
-                kind: #krate::ToolKind::#kind,
-                annotations: #krate::ToolAnnotations {
-                    read_only: #read_only,
-                    destructive: #destructive,
-                    idempotent: #idempotent,
-                    open_world: #open_world,
-                },
-                timeout: #timeout,
-                spill: #spill,
-                blocking: #blocking,
-                approval: #approval,
-                task: #krate::TaskSupport::#task,
-            }
+            const __INFO: #krate::ToolInfo = #krate::ToolInfo::new(#name, #description)
+                #title
+                #icon
+                .with_kind(#krate::ToolKind::#kind)
+                .with_annotations(
+                    #krate::ToolAnnotations::NONE
+                        .with_read_only(#read_only)
+                        .with_destructive(#destructive)
+                        .with_idempotent(#idempotent)
+                        .with_open_world(#open_world),
+                )
+                #timeout
+                .with_spill(#spill)
+                .with_blocking(#blocking)
+                #approval
+                .with_task(#krate::TaskSupport::#task);
+            #doc_title
         };
     }
 }
@@ -494,7 +495,7 @@ mod tests {
         let text: TokenStream = tokens.into_iter().collect();
         let text = text.to_string();
         assert!(text.contains("fn execute_blocking"), "{text}");
-        assert!(text.contains("blocking : true"), "{text}");
+        assert!(text.contains("with_blocking (true)"), "{text}");
         assert!(
             text.contains(
                 "< Self as :: toolprism :: Tool > :: execute_blocking (self , __args , __cx)"

@@ -395,10 +395,7 @@ mod tests {
                 "approve": {"type": "boolean", "title": "Run it?", "description": "d", "default": false}},
                 "required": ["approve"]}),
         ] {
-            let request = ElicitRequest {
-                message: "m".into(),
-                requested_schema: schema.clone(),
-            };
+            let request = ElicitRequest::new("m", schema.clone());
             let params = elicit_params(request).unwrap_or_else(|e| panic!("{schema}: {e}"));
             let ElicitRequestParams::FormElicitationParams {
                 requested_schema, ..
@@ -412,11 +409,11 @@ mod tests {
 
     #[test]
     fn a_schema_mcp_cannot_carry_is_refused_by_name() {
-        let request = ElicitRequest {
-            message: "m".into(),
-            requested_schema: json!({"type": "object", "properties": {
+        let request = ElicitRequest::new(
+            "m",
+            json!({"type": "object", "properties": {
                 "address": {"type": "object", "properties": {"city": {"type": "string"}}}}}),
-        };
+        );
         let Err(ClientError::Failed(message)) = elicit_params(request) else {
             panic!("a nested object is refused")
         };

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use toolprism::card::{
     CallCard, DiffCall, DiffResult, ExitStatus, FileDiff, NumberedLine, ReadResult, ResultCard,
-    SearchResult, TerminalCall, TerminalResult, WebResult,
+    SearchResult, TerminalCall, TerminalResult, WebFetch, WebResult,
 };
 use toolprism::mcp::{McpServer, StreamableHttpServerConfig};
 use toolprism::{
@@ -165,11 +165,11 @@ fn serve(rt: &tokio::runtime::Runtime, page: String, script: Vec<u8>) -> String 
 const HOSTILE: &str = "<script>alert('script')</script><img src=\"http://127.0.0.1:9/x.png\" onerror=\"alert('img')\"><a href=\"javascript:alert('link')\">javascript:alert('url')</a>";
 
 fn specs() -> Vec<Value> {
-    let terminal_call = CallCard::Terminal(TerminalCall {
-        title: "cargo test --workspace".into(),
-        description: Some("Run the tests".into()),
-        cwd: Some("/work/toolprism".into()),
-    });
+    let terminal_call = CallCard::Terminal(
+        TerminalCall::new("cargo test --workspace")
+            .with_description("Run the tests")
+            .with_cwd("/work/toolprism"),
+    );
     let terminal = ResultCard::Terminal(TerminalResult::new(
         None,
         Some("running 3 tests\ntest a ... ok\ntest b ... FAILED\n".into()),
@@ -184,35 +184,19 @@ fn specs() -> Vec<Value> {
     );
     diff.old_start = Some(17);
     diff.new_start = Some(17);
-    let diff_call = CallCard::Diff(DiffCall {
-        title: "Edit src/lib.rs".into(),
-        diffs: vec![diff.clone()],
-        locations: None,
-    });
-    let diff = ResultCard::Diff(DiffResult {
-        title: Some("Edit src/lib.rs".into()),
-        diffs: vec![diff],
-    });
-    let read = ResultCard::Read(ReadResult {
-        title: None,
-        path: "src/notes.txt".into(),
-        offset: 11,
-        lines: (11..=14)
-            .map(|n| NumberedLine {
-                number: n,
-                text: format!("line {n} of the notes"),
-            })
+    let diff_call = CallCard::Diff(DiffCall::new("Edit src/lib.rs", vec![diff.clone()]));
+    let diff = ResultCard::Diff(DiffResult::new(vec![diff]).with_title("Edit src/lib.rs"));
+    let read = ResultCard::Read(ReadResult::new(
+        "src/notes.txt",
+        11,
+        (11..=14)
+            .map(|n| NumberedLine::new(n, format!("line {n} of the notes")))
             .collect(),
-        total_lines: 44,
-        lang: None,
-        content: None,
-    });
-    let web = ResultCard::Web(WebResult::Fetch {
-        title: Some("Not here".into()),
-        url: "https://example.com/missing".into(),
-        status_code: 404,
-        truncated: true,
-    });
+        44,
+    ));
+    let web = ResultCard::Web(WebResult::Fetch(
+        WebFetch::new("https://example.com/missing", 404, true).with_title("Not here"),
+    ));
     let hostile_call = CallCard::generic(
         HOSTILE,
         None,
@@ -222,18 +206,16 @@ fn specs() -> Vec<Value> {
         Some(HOSTILE.into()),
         vec![ContentBlock::text(format!("output: {HOSTILE}"))],
     );
-    let hostile_read = ResultCard::Read(ReadResult {
-        title: Some(HOSTILE.into()),
-        path: "javascript:alert('path')".into(),
-        offset: 1,
-        lines: vec![NumberedLine {
-            number: 1,
-            text: HOSTILE.into(),
-        }],
-        total_lines: 1,
-        lang: Some(HOSTILE.into()),
-        content: None,
-    });
+    let hostile_read = ResultCard::Read(
+        ReadResult::new(
+            "javascript:alert('path')",
+            1,
+            vec![NumberedLine::new(1, HOSTILE)],
+            1,
+        )
+        .with_title(HOSTILE)
+        .with_lang(HOSTILE),
+    );
     vec![
         json!({"id": "terminal", "tool": "card", "label": "bash · cargo test",
             "arguments": {"text": "exit 101", "call": terminal_call, "result": terminal}}),

@@ -1027,20 +1027,12 @@ fn read_card(arguments: &Value, result: &ToolResult) -> Option<ResultCard> {
     let lines: Vec<NumberedLine> = text
         .lines()
         .enumerate()
-        .map(|(i, line)| NumberedLine {
-            number: i as u64 + 1,
-            text: line.to_owned(),
-        })
+        .map(|(i, line)| NumberedLine::new(i as u64 + 1, line.to_owned()))
         .collect();
-    Some(ResultCard::Read(ReadResult {
-        title: Some(format!("Read {path}")),
-        path,
-        offset: 1,
-        total_lines: lines.len() as u64,
-        lines,
-        lang: None,
-        content: None,
-    }))
+    let total = lines.len() as u64;
+    Some(ResultCard::Read(
+        ReadResult::new(&path, 1, lines, total).with_title(format!("Read {path}")),
+    ))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -111,10 +111,8 @@ impl Tool for Sleeper {
     type Args = N;
     type Value = i64;
     type Meta = NoMeta;
-    const INFO: ToolInfo = ToolInfo {
-        blocking: true,
-        ..ToolInfo::new("sleeper", "Sleeps n milliseconds, blocking its thread.")
-    };
+    const INFO: ToolInfo =
+        ToolInfo::new("sleeper", "Sleeps n milliseconds, blocking its thread.").with_blocking(true);
     async fn execute(&self, args: N, cx: &ToolContext<'_>) -> Result<i64, ToolError> {
         self.execute_blocking(args, cx)
     }

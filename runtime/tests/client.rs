@@ -90,10 +90,10 @@ impl AskTool {
             .sample(SampleRequest::text(args.question.clone(), 50))
             .await
             .map_err(|e| ToolError::new(e.to_string()).with_code(e.code()))?;
-        let form = ElicitRequest {
-            message: args.question,
-            requested_schema: json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-        };
+        let form = ElicitRequest::new(
+            args.question,
+            json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        );
         let answer = match cx
             .elicit(form)
             .await
@@ -159,11 +159,10 @@ impl Client for Person {
     }
     fn sample(&self, request: SampleRequest) -> ClientFuture<'_, SampleResponse> {
         Box::pin(async move {
-            Ok(SampleResponse {
-                content: ContentBlock::text(format!("re: {}", request.messages.len())),
-                model: "test-model".into(),
-                stop_reason: None,
-            })
+            Ok(SampleResponse::new(
+                ContentBlock::text(format!("re: {}", request.messages.len())),
+                "test-model",
+            ))
         })
     }
     fn elicit(&self, _request: ElicitRequest) -> ClientFuture<'_, ElicitResponse> {

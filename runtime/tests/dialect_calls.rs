@@ -43,11 +43,9 @@ impl Finder {
         vec![ContentBlock::text(format!("{} ({})", v.query, v.limit))]
     }
     fn present_call(args: &Search) -> CallCard {
-        CallCard::Terminal(TerminalCall {
-            title: format!("find {} (limit {})", args.query, args.limit),
-            description: args.lang.clone(),
-            cwd: None,
-        })
+        let mut card = TerminalCall::new(format!("find {} (limit {})", args.query, args.limit));
+        card.description = args.lang.clone();
+        CallCard::Terminal(card)
     }
 }
 

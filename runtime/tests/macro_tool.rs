@@ -74,11 +74,7 @@ impl ListDirTool {
     }
 
     fn present_call(args: &PathArgs) -> CallCard {
-        CallCard::Terminal(TerminalCall {
-            title: format!("ls {}", args.path),
-            description: None,
-            cwd: None,
-        })
+        CallCard::Terminal(TerminalCall::new(format!("ls {}", args.path)))
     }
 
     fn present_result(_args: &PathArgs, result: &ToolResult<ListingMeta>) -> Option<ResultCard> {
@@ -102,12 +98,11 @@ fn every_key_reaches_tool_info() {
     assert_eq!(info.kind, ToolKind::Search);
     assert_eq!(
         info.annotations,
-        ToolAnnotations {
-            read_only: true,
-            destructive: true,
-            idempotent: true,
-            open_world: true,
-        }
+        ToolAnnotations::NONE
+            .with_read_only(true)
+            .with_destructive(true)
+            .with_idempotent(true)
+            .with_open_world(true)
     );
     assert_eq!(info.timeout, Some(Duration::from_millis(2500)));
     assert_eq!(info.spill, SpillBudget::Bytes(65536));

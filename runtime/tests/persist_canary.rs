@@ -115,11 +115,10 @@ impl Tool for Vault {
     }
 
     fn present_call(args: &VaultArgs) -> Option<CallCard> {
-        Some(CallCard::Terminal(TerminalCall {
-            title: format!("open vault {}", args.label),
-            description: None,
-            cwd: None,
-        }))
+        Some(CallCard::Terminal(TerminalCall::new(format!(
+            "open vault {}",
+            args.label
+        ))))
     }
 
     fn present_result(_: &VaultArgs, result: &ToolResult<VaultMeta>) -> Option<ResultCard> {

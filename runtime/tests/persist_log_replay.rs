@@ -488,10 +488,7 @@ impl Tool for GrepV2 {
     type Args = GrepV2Args;
     type Value = GrepValue;
     type Meta = GrepMeta;
-    const INFO: ToolInfo = ToolInfo {
-        kind: toolprism::ToolKind::Search,
-        ..ToolInfo::new("grep", "Search.")
-    };
+    const INFO: ToolInfo = ToolInfo::new("grep", "Search.").with_kind(toolprism::ToolKind::Search);
     async fn execute(&self, _: GrepV2Args, _: &ToolContext<'_>) -> Result<GrepValue, ToolError> {
         unreachable!()
     }
@@ -523,11 +520,9 @@ impl Tool for ShellV2 {
         unreachable!()
     }
     fn present_call(args: &ShellArgs) -> Option<CallCard> {
-        Some(CallCard::Terminal(TerminalCall {
-            title: format!("$ {}", args.command),
-            description: Some("v2".into()),
-            cwd: None,
-        }))
+        Some(CallCard::Terminal(
+            TerminalCall::new(format!("$ {}", args.command)).with_description("v2"),
+        ))
     }
     fn present_result(_: &ShellArgs, r: &ToolResult<ShellV2Meta>) -> Option<ResultCard> {
         // Called for results without meta only: old meta does not parse.
@@ -648,7 +643,9 @@ fn results_without_calls_and_duplicate_call_ids_are_problems_not_crashes() {
         })
         .unwrap();
     let registry = all_tools().build().unwrap();
-    let Replayed { entries, problems } = replay_log(&path, &registry).unwrap();
+    let Replayed {
+        entries, problems, ..
+    } = replay_log(&path, &registry).unwrap();
 
     let got: Vec<_> = problems
         .iter()
@@ -742,12 +739,7 @@ fn the_stream_yields_entries_as_results_arrive() {
     else {
         panic!()
     };
-    assert_eq!(
-        error,
-        Some(PersistedError {
-            code: ErrorCode::Timeout
-        })
-    );
+    assert_eq!(error, Some(PersistedError::new(ErrorCode::Timeout)));
 }
 
 #[test]

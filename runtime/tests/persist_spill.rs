@@ -25,10 +25,8 @@ impl Tool for Tight {
     type Args = PlainArgs;
     type Value = PlainValue;
     type Meta = toolprism::NoMeta;
-    const INFO: ToolInfo = ToolInfo {
-        spill: SpillBudget::Bytes(100),
-        ..ToolInfo::new("tight", "Repeat some text; spills over 100 bytes.")
-    };
+    const INFO: ToolInfo = ToolInfo::new("tight", "Repeat some text; spills over 100 bytes.")
+        .with_spill(SpillBudget::Bytes(100));
     async fn execute(
         &self,
         args: PlainArgs,
@@ -48,10 +46,8 @@ impl Tool for Roomy {
     type Args = PlainArgs;
     type Value = PlainValue;
     type Meta = toolprism::NoMeta;
-    const INFO: ToolInfo = ToolInfo {
-        spill: SpillBudget::Bytes(100_000),
-        ..ToolInfo::new("roomy", "Repeat some text; spills over 100,000 bytes.")
-    };
+    const INFO: ToolInfo = ToolInfo::new("roomy", "Repeat some text; spills over 100,000 bytes.")
+        .with_spill(SpillBudget::Bytes(100_000));
     async fn execute(
         &self,
         args: PlainArgs,

@@ -66,19 +66,17 @@ impl Echo {
     }
 
     fn present_call(args: &TextArgs) -> Option<CallCard> {
-        Some(CallCard::Terminal(TerminalCall {
-            title: format!("echo {}", args.text),
-            description: None,
-            cwd: None,
-        }))
+        Some(CallCard::Terminal(TerminalCall::new(format!(
+            "echo {}",
+            args.text
+        ))))
     }
 
     fn present_result(_args: &TextArgs, result: &ToolResult<EchoMeta>) -> Option<ResultCard> {
         let len = result.meta.as_ref()?.len;
-        Some(ResultCard::Generic(GenericResult {
-            title: Some(format!("{len} bytes")),
-            content: Some(result.content.clone()),
-        }))
+        Some(ResultCard::Generic(
+            GenericResult::new(result.content.clone()).with_title(format!("{len} bytes")),
+        ))
     }
 }
 

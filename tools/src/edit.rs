@@ -100,31 +100,23 @@ impl EditTool {
     }
 
     fn present_call(args: &EditArgs) -> CallCard {
-        CallCard::Diff(DiffCall {
-            title: if args.replace_all {
-                format!("Edit {} (every occurrence)", args.path)
-            } else {
-                format!("Edit {}", args.path)
-            },
-            // The arguments do not say where the text is: no line numbers.
-            diffs: vec![FileDiff::new(
-                &args.path,
-                Some(args.old_text.clone()),
-                &args.new_text,
-            )],
-            locations: Some(vec![Location {
-                path: args.path.clone(),
-                line: None,
-            }]),
-        })
+        let title = if args.replace_all {
+            format!("Edit {} (every occurrence)", args.path)
+        } else {
+            format!("Edit {}", args.path)
+        };
+        // The arguments do not say where the text is: no line numbers.
+        let diff = FileDiff::new(&args.path, Some(args.old_text.clone()), &args.new_text);
+        CallCard::Diff(
+            DiffCall::new(title, vec![diff]).with_locations(vec![Location::new(&args.path)]),
+        )
     }
 
     fn present_result(args: &EditArgs, result: &ToolResult<DiffMeta>) -> Option<ResultCard> {
         let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
-        Some(ResultCard::Diff(DiffResult {
-            title: Some(diff_title("Edited", &args.path, meta)),
-            diffs: meta.diffs.clone(),
-        }))
+        Some(ResultCard::Diff(
+            DiffResult::new(meta.diffs.clone()).with_title(diff_title("Edited", &args.path, meta)),
+        ))
     }
 }
 

@@ -218,16 +218,10 @@ impl GrepTool {
 fn group(matches: &[GrepMatch]) -> Vec<SearchFile> {
     let mut files: Vec<SearchFile> = Vec::new();
     for m in matches {
-        let entry = SearchMatch {
-            line_number: m.line_number,
-            line: ellipsize(&m.line, META_LINE_CHARS),
-        };
+        let entry = SearchMatch::new(m.line_number, ellipsize(&m.line, META_LINE_CHARS));
         match files.last_mut() {
             Some(file) if file.path == m.path => file.matches.push(entry),
-            _ => files.push(SearchFile {
-                path: m.path.clone(),
-                matches: vec![entry],
-            }),
+            _ => files.push(SearchFile::new(m.path.clone(), vec![entry])),
         }
     }
     files

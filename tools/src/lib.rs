@@ -247,11 +247,9 @@ mod tests {
         assert_eq!(ReadTool::INFO.spill, toolprism::SpillBudget::Never);
         assert_eq!(
             ReadTool::INFO.annotations,
-            ToolAnnotations {
-                read_only: true,
-                idempotent: true,
-                ..ToolAnnotations::NONE
-            }
+            ToolAnnotations::NONE
+                .with_read_only(true)
+                .with_idempotent(true)
         );
         assert_eq!(ReadTool::INFO.timeout, Some(Duration::from_secs(5)));
         assert_eq!(GrepTool::INFO.kind, ToolKind::Search);
@@ -262,22 +260,18 @@ mod tests {
         assert!(BashTool::INFO.timeout.unwrap() > Duration::from_millis(bash::MAX_TIMEOUT_MS));
         assert_eq!(
             BashTool::INFO.annotations,
-            ToolAnnotations {
-                destructive: true,
-                open_world: true,
-                ..ToolAnnotations::NONE
-            }
+            ToolAnnotations::NONE
+                .with_destructive(true)
+                .with_open_world(true)
         );
         assert_eq!(EditTool::INFO.kind, ToolKind::Edit);
         assert_eq!(WriteTool::INFO.kind, ToolKind::Edit);
         assert_eq!(WebFetchTool::INFO.kind, ToolKind::Fetch);
         assert_eq!(
             WebFetchTool::INFO.annotations,
-            ToolAnnotations {
-                read_only: true,
-                open_world: true,
-                ..ToolAnnotations::NONE
-            }
+            ToolAnnotations::NONE
+                .with_read_only(true)
+                .with_open_world(true)
         );
         assert_eq!(SqlQueryTool::INFO.kind, ToolKind::Read);
         for description in [

@@ -179,10 +179,9 @@ impl ReadTool {
         ) else {
             unreachable!("CallCard::generic builds a generic card")
         };
-        card.locations = Some(vec![Location {
-            path: args.path.clone(),
-            line: args.offset,
-        }]);
+        let mut location = Location::new(&args.path);
+        location.line = args.offset;
+        card.locations = Some(vec![location]);
         CallCard::Generic(card)
     }
 
@@ -193,15 +192,11 @@ impl ReadTool {
             Some(lines) => (lines, None),
             None => (Vec::new(), Some(text)),
         };
-        Some(ResultCard::Read(ReadResult {
-            title: Some(meta.path.clone()),
-            path: meta.path.clone(),
-            offset: meta.offset,
-            lines,
-            total_lines: meta.total_lines,
-            lang: meta.lang.clone(),
-            content,
-        }))
+        let mut card = ReadResult::new(&meta.path, meta.offset, lines, meta.total_lines)
+            .with_title(&meta.path);
+        card.lang = meta.lang.clone();
+        card.content = content;
+        Some(ResultCard::Read(card))
     }
 }
 
@@ -249,10 +244,7 @@ fn lines_from_content(text: &str, meta: &ReadMeta) -> Option<Vec<NumberedLine>> 
         let number = meta.offset + i;
         let line = rest.next()?;
         let text = line.strip_prefix(&format!("{number}: "))?;
-        lines.push(NumberedLine {
-            number,
-            text: text.to_owned(),
-        });
+        lines.push(NumberedLine::new(number, text.to_owned()));
     }
     Some(lines)
 }
@@ -576,11 +568,7 @@ mod tests {
             offset: Some(5),
             limit: None,
         };
-        let result = ToolResult {
-            content: vec![ContentBlock::text("[pruned]")],
-            is_error: false,
-            meta: Some(meta),
-        };
+        let result = ToolResult::ok(vec![ContentBlock::text("[pruned]")]).with_meta(meta);
         let Some(ResultCard::Read(card)) = ReadTool::present_result(&args, &result) else {
             panic!()
         };

@@ -252,10 +252,13 @@ impl SqlQueryTool {
         if meta.shown > meta.total {
             return None;
         }
-        Some(ResultCard::Generic(GenericResult {
-            title: Some(rows_title(meta.shown, meta.total, meta.total_capped)),
-            content: Some(result.content.clone()),
-        }))
+        Some(ResultCard::Generic(
+            GenericResult::new(result.content.clone()).with_title(rows_title(
+                meta.shown,
+                meta.total,
+                meta.total_capped,
+            )),
+        ))
     }
 }
 
@@ -650,10 +653,7 @@ mod tests {
         assert!(!v.truncated);
         assert_eq!(
             out.result_card().unwrap(),
-            &ResultCard::Generic(GenericResult {
-                title: Some("1 row".into()),
-                content: Some(out.content().to_vec())
-            })
+            &ResultCard::Generic(GenericResult::new(out.content().to_vec()).with_title("1 row"))
         );
     }
 

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolprism::card::{ResultCard, WebResult};
+use toolprism::card::{ResultCard, WebFetch, WebResult};
 use toolprism::{CallCard, ContentBlock, ToolContext, ToolError, ToolKind, ToolResult, tool};
 
 use crate::blocking::Stop;
@@ -203,12 +203,10 @@ impl WebFetchTool {
         result: &ToolResult<WebFetchMeta>,
     ) -> Option<ResultCard> {
         let meta = result.meta.as_ref().filter(|_| !result.is_error)?;
-        Some(ResultCard::Web(WebResult::Fetch {
-            title: Some(meta.url.clone()),
-            url: meta.url.clone(),
-            status_code: meta.status_code,
-            truncated: meta.truncated,
-        }))
+        Some(ResultCard::Web(WebResult::Fetch(
+            WebFetch::new(meta.url.clone(), meta.status_code, meta.truncated)
+                .with_title(meta.url.clone()),
+        )))
     }
 }
 
@@ -566,12 +564,9 @@ mod tests {
         );
         assert_eq!(
             out.result_card().unwrap(),
-            &ResultCard::Web(WebResult::Fetch {
-                title: Some(url.clone()),
-                url: url.clone(),
-                status_code: 200,
-                truncated: false
-            })
+            &ResultCard::Web(WebResult::Fetch(
+                WebFetch::new(url.clone(), 200, false).with_title(url.clone())
+            ))
         );
         let out = call(&registry, serde_json::json!({"url": server.url("/nope")})).await;
         assert_eq!(out.value_as::<WebFetchValue>().unwrap().status_code, 404);

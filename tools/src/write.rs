@@ -137,15 +137,12 @@ impl WriteTool {
     }
 
     fn present_call(args: &WriteArgs) -> CallCard {
-        CallCard::Diff(DiffCall {
-            title: format!("Write {}", args.path),
-            // The content is the whole file after the write: it starts at line 1.
-            diffs: vec![FileDiff::new(&args.path, None, &args.content).with_starts(None, Some(1))],
-            locations: Some(vec![Location {
-                path: args.path.clone(),
-                line: None,
-            }]),
-        })
+        // The content is the whole file after the write: it starts at line 1.
+        let diff = FileDiff::new(&args.path, None, &args.content).with_starts(None, Some(1));
+        CallCard::Diff(
+            DiffCall::new(format!("Write {}", args.path), vec![diff])
+                .with_locations(vec![Location::new(&args.path)]),
+        )
     }
 
     fn present_result(args: &WriteArgs, result: &ToolResult<WriteMeta>) -> Option<ResultCard> {
@@ -157,10 +154,9 @@ impl WriteTool {
             ),
             Operation::Update => ("Updated", meta.diff.diffs.clone()),
         };
-        Some(ResultCard::Diff(DiffResult {
-            title: Some(diff_title(verb, &args.path, &meta.diff)),
-            diffs,
-        }))
+        Some(ResultCard::Diff(
+            DiffResult::new(diffs).with_title(diff_title(verb, &args.path, &meta.diff)),
+        ))
     }
 }
 

@@ -73,20 +73,14 @@ impl ReadTool {
         let lines = text
             .lines()
             .zip(meta.offset..)
-            .map(|(line, number)| NumberedLine {
-                number,
-                text: line.get(5..).unwrap_or("").to_owned(),
-            })
+            .map(|(line, number)| NumberedLine::new(number, line.get(5..).unwrap_or("").to_owned()))
             .collect();
-        Some(ResultCard::Read(ReadResult {
-            title: None,
-            path: args.path.clone(),
-            offset: meta.offset,
+        Some(ResultCard::Read(ReadResult::new(
+            args.path.clone(),
+            meta.offset,
             lines,
-            total_lines: meta.total_lines,
-            lang: None,
-            content: None,
-        }))
+            meta.total_lines,
+        )))
     }
 }
 

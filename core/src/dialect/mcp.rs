@@ -57,12 +57,11 @@
 //!
 //! ```
 //! use toolprism::dialect::mcp;
-//! # let def = toolprism::ToolDefinition { icon: None,
-//! #     name: "count".into(), title: None, description: "Count.".into(),
-//! #     input_schema: serde_json::json!({"type": "object"}),
-//! #     output_schema: serde_json::json!({"type": "integer", "format": "uint32", "minimum": 0}),
-//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(), task: Default::default(),
-//! # };
+//! # let def = toolprism::ToolDefinition::new(
+//! #     "count", "Count.",
+//! #     serde_json::json!({"type": "object"}),
+//! #     serde_json::json!({"type": "integer", "format": "uint32", "minimum": 0}),
+//! # ).with_kind(toolprism::ToolKind::Read);
 //! // `def.output_schema` is `{"type": "integer", "format": "uint32", "minimum": 0}`.
 //! let old = mcp::tool(&def, "2025-11-25");
 //! assert_eq!(old["outputSchema"]["properties"]["value"], serde_json::json!({"type": "integer", "minimum": 0}));

@@ -29,12 +29,11 @@
 //! #[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
 //! struct Args { path: String, #[serde(default)] limit: u32 }
 //!
-//! # let def = toolprism::ToolDefinition { icon: None,
-//! #     name: "read".into(), title: None, description: "Read a file.".into(),
-//! #     input_schema: toolprism::schema::input_schema::<Args>(),
-//! #     output_schema: serde_json::json!({"type": "string"}),
-//! #     kind: toolprism::ToolKind::Read, annotations: Default::default(), task: Default::default(),
-//! # };
+//! # let def = toolprism::ToolDefinition::new(
+//! #     "read", "Read a file.",
+//! #     toolprism::schema::input_schema::<Args>(),
+//! #     serde_json::json!({"type": "string"}),
+//! # ).with_kind(toolprism::ToolKind::Read);
 //! let openai = dialect::definition(Dialect::OpenAi, &def).unwrap();
 //! let params = &openai.json()["function"]["parameters"];
 //! assert_eq!(params["required"], serde_json::json!(["limit", "path"]));

@@ -15,7 +15,11 @@ use crate::log::SessionLog;
 /// One call from the model: its id, the tool's name and the raw arguments
 /// text. Only the empty string means `{}`; anything else must be one JSON
 /// object (whitespace alone is not JSON).
+///
+/// Made with [`ToolCall::new`] (`#[non_exhaustive]`: a call may gain
+/// fields).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The call's id.
     pub call_id: String,

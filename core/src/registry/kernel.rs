@@ -142,7 +142,12 @@ impl<T: Tool> Kernel for T {
 
 /// What describes a [`DynamicTool`]: the same facts as a `#[tool]`'s, as
 /// data.
+///
+/// Build it with [`DynamicDefinition::new`] and the `with_…` methods: it
+/// is `#[non_exhaustive]`, and gains the facts `#[tool]` has (an icon, a
+/// task support) without breaking anyone.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DynamicDefinition {
     /// The name the model calls, `[A-Za-z0-9_-]{1,64}`.
     pub name: String,
@@ -163,15 +168,77 @@ pub struct DynamicDefinition {
     pub timeout: Option<Duration>,
 }
 
+impl DynamicDefinition {
+    /// A tool named `name` (`[A-Za-z0-9_-]{1,64}`), described for the
+    /// model by `description`, whose arguments follow `input_schema` (an
+    /// object schema); no title, no output schema (any value), kind
+    /// [`ToolKind::Other`], no hints, the registry's timeout.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
+        DynamicDefinition {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            kind: ToolKind::Other,
+            annotations: ToolAnnotations::NONE,
+            timeout: None,
+        }
+    }
+
+    /// The same definition with a human title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same definition with the JSON Schema of the value: its values
+    /// are then checked against it.
+    pub fn with_output_schema(mut self, output_schema: Value) -> Self {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// The same definition with the kind of work the tool does.
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The same definition with these hints for clients.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The same definition with the tool's own timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
 /// What a dynamic tool's call produced: the content the model reads (as the
 /// tool's source wrote it) and the canonical value.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DynamicOutput {
     /// What the model reads.
     pub content: Vec<ContentBlock>,
     /// The value: checked against the output schema when there is one;
     /// what a program gets.
     pub value: Value,
+}
+
+impl DynamicOutput {
+    /// The `content` the model reads and the `value` a program gets.
+    pub fn new(content: Vec<ContentBlock>, value: Value) -> Self {
+        DynamicOutput { content, value }
+    }
 }
 
 /// A boxed future of a dynamic tool's call.
@@ -199,16 +266,19 @@ pub type DynamicFuture<'a> =
 ///     fn call<'a>(&'a self, args: Value, _cx: &'a ToolContext<'_>) -> DynamicFuture<'a> {
 ///         Box::pin(async move {
 ///             let text = args["text"].as_str().unwrap_or_default().to_uppercase();
-///             Ok(DynamicOutput { content: vec![ContentBlock::text(&text)], value: json!({"text": text}) })
+///             Ok(DynamicOutput::new(vec![ContentBlock::text(&text)], json!({"text": text})))
 ///         })
 ///     }
 /// }
-/// let upper = Upper(DynamicDefinition {
-///     name: "upper".into(), title: None, description: "Upper-cases text.".into(),
-///     input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-///     output_schema: Some(json!({"type": "object", "properties": {"text": {"type": "string"}}})),
-///     kind: ToolKind::Other, annotations: Default::default(), timeout: None,
-/// });
+/// let upper = Upper(
+///     DynamicDefinition::new(
+///         "upper",
+///         "Upper-cases text.",
+///         json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     )
+///     .with_output_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
+///     .with_kind(ToolKind::Other),
+/// );
 /// let registry = Registry::builder().dynamic_tool(upper).build().unwrap();
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let out = registry.call(ToolCall::new("c1", "upper", r#"{"text":"hi"}"#)).await;

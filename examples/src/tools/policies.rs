@@ -26,15 +26,9 @@ use toolprism_tools::sql_query::SqlQueryValue;
 /// use toolprism::{PreDecision, PreExecute};
 /// use toolprism_examples::tools::ask_before_changes;
 /// let arguments = serde_json::json!({"path": "src/main.rs", "oldText": "a", "newText": "b"});
-/// let call = PreExecute {
-///     tool: "edit",
-///     call_id: "c1",
-///     arguments: &arguments,
-///     nested: false,
-///     caller: None,
-/// };
+/// let call = PreExecute::new("edit", "c1", &arguments);
 /// assert_eq!(ask_before_changes(&call), PreDecision::ask("Let the agent edit src/main.rs?"));
-/// let call = PreExecute { tool: "read", ..call };
+/// let call = PreExecute::new("read", "c1", &arguments);
 /// assert_eq!(ask_before_changes(&call), PreDecision::Allow);
 /// ```
 pub fn ask_before_changes(call: &PreExecute<'_>) -> PreDecision {

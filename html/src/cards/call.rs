@@ -53,12 +53,13 @@ pub(crate) fn call_head(out: &mut String, card: &CallCard) {
 pub(crate) fn call_body(out: &mut String, card: &CallCard, lim: Limits) {
     let start = out.len();
     match card {
+        // `..`: the title and a generic card's kind are the head's; the
+        // cards are `#[non_exhaustive]`.
         CallCard::Generic(GenericCall {
-            title: _,
-            kind: _, // the head's icon
             raw_input,
             content,
             locations,
+            ..
         }) => {
             // A few short scalar arguments fit on one line, with the locations.
             let inline = raw_input.as_ref().and_then(Value::as_object).filter(|map| {
@@ -82,9 +83,7 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard, lim: Limits) {
             }
         }
         CallCard::Terminal(TerminalCall {
-            title: _,
-            description,
-            cwd,
+            description, cwd, ..
         }) => {
             if description.is_some() || cwd.is_some() {
                 out.push_str("<div class=\"facts\">");
@@ -102,9 +101,7 @@ pub(crate) fn call_body(out: &mut String, card: &CallCard, lim: Limits) {
             }
         }
         CallCard::Diff(DiffCall {
-            title: _,
-            diffs,
-            locations,
+            diffs, locations, ..
         }) => {
             // A location that only names a file of the diff says nothing new.
             let locations: Vec<Location> = locations

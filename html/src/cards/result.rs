@@ -9,7 +9,8 @@ use super::web::{self, status_class};
 use super::{Limits, chip, line_text, search, wrap_body};
 use crate::text::{plural, thousands};
 use toolprism_core::card::{
-    DiffResult, ExitStatus, GenericResult, ReadResult, ResultCard, TerminalResult, WebResult,
+    DiffResult, ExitStatus, GenericResult, ReadResult, ResultCard, TerminalResult, WebFetch,
+    WebResult, WebSearch,
 };
 
 /// What the page knows of a result beyond its card: whether it failed,
@@ -47,10 +48,10 @@ pub(crate) fn result_status(card: &ResultCard) -> (&'static str, String) {
             }
         }
         ResultCard::Read(r) => ("good", window_label(r)),
-        ResultCard::Web(WebResult::Fetch { status_code, .. }) => {
+        ResultCard::Web(WebResult::Fetch(WebFetch { status_code, .. })) => {
             (status_class(*status_code), format!("HTTP {status_code}"))
         }
-        ResultCard::Web(WebResult::Search { sources, .. }) => {
+        ResultCard::Web(WebResult::Search(WebSearch { sources, .. })) => {
             ("good", plural(sources.len() as u64, "source", "sources"))
         }
         ResultCard::Diff(DiffResult { diffs, .. }) => {
@@ -75,8 +76,8 @@ fn result_title(card: &ResultCard) -> Option<&str> {
         | ResultCard::Terminal(TerminalResult { title, .. })
         | ResultCard::Diff(DiffResult { title, .. })
         | ResultCard::Read(ReadResult { title, .. })
-        | ResultCard::Web(WebResult::Fetch { title, .. })
-        | ResultCard::Web(WebResult::Search { title, .. }) => title.as_deref(),
+        | ResultCard::Web(WebResult::Fetch(WebFetch { title, .. }))
+        | ResultCard::Web(WebResult::Search(WebSearch { title, .. })) => title.as_deref(),
         ResultCard::Search(s) => s.title(),
     }
 }
@@ -106,7 +107,7 @@ pub(crate) fn result_card(out: &mut String, card: &ResultCard, cx: &ResultContex
                 out.push_str("</span>");
             }
         }
-        ResultCard::Web(WebResult::Fetch { url, .. }) => {
+        ResultCard::Web(WebResult::Fetch(WebFetch { url, .. })) => {
             out.push_str("<code class=\"ttl url\">");
             line_text(out, url);
             out.push_str("</code>");
@@ -182,14 +183,14 @@ fn result_facts(out: &mut String, card: &ResultCard) {
         }
         ResultCard::Search(s) => search::facts(out, s),
         ResultCard::Read(r) => read::facts(out, r),
-        ResultCard::Web(WebResult::Fetch {
+        ResultCard::Web(WebResult::Fetch(WebFetch {
             status_code,
             truncated,
             ..
-        }) => web::fetch_facts(out, *status_code, *truncated),
-        ResultCard::Web(WebResult::Search {
+        })) => web::fetch_facts(out, *status_code, *truncated),
+        ResultCard::Web(WebResult::Search(WebSearch {
             sources, truncated, ..
-        }) => web::search_facts(out, sources, *truncated),
+        })) => web::search_facts(out, sources, *truncated),
     }
 }
 
@@ -207,12 +208,12 @@ fn result_body(out: &mut String, card: &ResultCard, lim: Limits) {
         ResultCard::Search(s) => search::body(out, s, lim),
         ResultCard::Read(r) => read::body(out, r, lim),
         // The URL, status and truncation are all in the head.
-        ResultCard::Web(WebResult::Fetch { .. }) => {}
-        ResultCard::Web(WebResult::Search {
+        ResultCard::Web(WebResult::Fetch(_)) => {}
+        ResultCard::Web(WebResult::Search(WebSearch {
             sources,
             answer,
             truncated,
             ..
-        }) => web::search_body(out, sources, answer.as_deref(), *truncated, lim),
+        })) => web::search_body(out, sources, answer.as_deref(), *truncated, lim),
     }
 }

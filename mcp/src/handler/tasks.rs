@@ -357,10 +357,10 @@ mod tests {
 
     #[test]
     fn a_status_message_is_bounded_on_a_char_boundary() {
-        let report = |message: &str| Progress {
-            done: 3,
-            total: Some(10),
-            message: Some(message.to_owned()),
+        let report = |message: &str| {
+            Progress::new(3)
+                .with_total(10)
+                .with_message(message.to_owned())
         };
         assert_eq!(status_message(&report("indexing")), "3/10: indexing");
         let huge = "é".repeat(5 * 1024 * 1024);

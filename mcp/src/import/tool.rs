@@ -117,15 +117,18 @@ impl ImportedTool {
         ImportedTool {
             structured,
             wrapped,
-            definition: DynamicDefinition {
-                name,
-                title,
-                description: tool.description.as_deref().unwrap_or_default().to_owned(),
-                input_schema: Value::Object((*tool.input_schema).clone()),
-                output_schema,
-                kind,
-                annotations,
-                timeout,
+            definition: {
+                let mut definition = DynamicDefinition::new(
+                    name,
+                    tool.description.as_deref().unwrap_or_default(),
+                    Value::Object((*tool.input_schema).clone()),
+                )
+                .with_kind(kind)
+                .with_annotations(annotations);
+                definition.title = title;
+                definition.output_schema = output_schema;
+                definition.timeout = timeout;
+                definition
             },
             remote: tool.name.into_owned(),
             meta,
@@ -192,7 +195,7 @@ impl ImportedTool {
         } else {
             toolprism_core::content_value(&content)
         };
-        Ok(DynamicOutput { content, value })
+        Ok(DynamicOutput::new(content, value))
     }
 }
 
@@ -265,12 +268,11 @@ fn is_code(code: &str) -> bool {
 /// `destructiveHint` means nothing for a read-only tool: false there.
 fn annotations(hints: Option<&McpAnnotations>) -> ToolAnnotations {
     let read_only = hints.and_then(|h| h.read_only_hint).unwrap_or(false);
-    ToolAnnotations {
-        read_only,
-        destructive: !read_only && hints.and_then(|h| h.destructive_hint).unwrap_or(true),
-        idempotent: hints.and_then(|h| h.idempotent_hint).unwrap_or(false),
-        open_world: hints.and_then(|h| h.open_world_hint).unwrap_or(true),
-    }
+    ToolAnnotations::NONE
+        .with_read_only(read_only)
+        .with_destructive(!read_only && hints.and_then(|h| h.destructive_hint).unwrap_or(true))
+        .with_idempotent(hints.and_then(|h| h.idempotent_hint).unwrap_or(false))
+        .with_open_world(hints.and_then(|h| h.open_world_hint).unwrap_or(true))
 }
 
 /// The kind, from the hints the server set (never from MCP's defaults,
@@ -314,35 +316,33 @@ fn content_block(block: &McpContent) -> Option<ContentBlock> {
                     mime_type,
                     text,
                     ..
-                } => EmbeddedResource {
-                    uri: uri.clone(),
-                    mime_type: mime_type.clone(),
-                    text: Some(text.clone()),
-                    blob: None,
-                },
+                } => {
+                    let mut resource = EmbeddedResource::text(uri, text);
+                    resource.mime_type = mime_type.clone();
+                    resource
+                }
                 ResourceContents::BlobResourceContents {
                     uri,
                     mime_type,
                     blob,
                     ..
-                } => EmbeddedResource {
-                    uri: uri.clone(),
-                    mime_type: mime_type.clone(),
-                    text: None,
-                    blob: Some(blob.clone()),
-                },
+                } => {
+                    let mut resource = EmbeddedResource::blob(uri, blob);
+                    resource.mime_type = mime_type.clone();
+                    resource
+                }
                 #[allow(unreachable_patterns)]
                 _ => return None,
             },
         },
-        McpContent::ResourceLink(link) => ContentBlock::ResourceLink(ResourceLink {
-            uri: link.uri.clone(),
-            name: link.name.clone(),
-            title: link.title.clone(),
-            description: link.description.clone(),
-            mime_type: link.mime_type.clone(),
-            size: link.size,
-        }),
+        McpContent::ResourceLink(link) => {
+            let mut resource = ResourceLink::new(&link.uri, &link.name);
+            resource.title = link.title.clone();
+            resource.description = link.description.clone();
+            resource.mime_type = link.mime_type.clone();
+            resource.size = link.size;
+            ContentBlock::ResourceLink(resource)
+        }
         #[allow(unreachable_patterns)]
         _ => return None,
     })
@@ -414,22 +414,16 @@ mod tests {
         let hints = |v: Value| serde_json::from_value::<McpAnnotations>(v).unwrap();
         assert_eq!(
             annotations(None),
-            ToolAnnotations {
-                read_only: false,
-                destructive: true,
-                idempotent: false,
-                open_world: true
-            }
+            ToolAnnotations::NONE
+                .with_destructive(true)
+                .with_open_world(true)
         );
         let read = hints(json!({"readOnlyHint": true}));
         assert_eq!(
             annotations(Some(&read)),
-            ToolAnnotations {
-                read_only: true,
-                destructive: false,
-                idempotent: false,
-                open_world: true
-            }
+            ToolAnnotations::NONE
+                .with_read_only(true)
+                .with_open_world(true)
         );
         assert_eq!(kind_of(Some(&read)), ToolKind::Read);
         assert_eq!(kind_of(None), ToolKind::Other);
@@ -444,18 +438,13 @@ mod tests {
 
     #[test]
     fn a_wrapped_schema_unwraps_to_what_was_wrapped() {
-        let def = toolprism_core::ToolDefinition {
-            name: "t".into(),
-            title: None,
-            description: String::new(),
-            input_schema: json!({"type": "object"}),
-            output_schema: json!({"oneOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#"}},
+        let def = toolprism_core::ToolDefinition::new(
+            "t",
+            "",
+            json!({"type": "object"}),
+            json!({"oneOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#"}},
                 {"$ref": "#/$defs/Leaf"}], "$defs": {"Leaf": {"type": "object", "properties": {"up": {"$ref": "#"}}}}}),
-            kind: ToolKind::Other,
-            annotations: ToolAnnotations::NONE,
-            icon: None,
-            task: Default::default(),
-        };
+        );
         let (wrapped, was) = toolprism_core::dialect::mcp::output_schema(&def, "2025-11-25");
         assert!(was);
         assert_eq!(unwrap_schema(wrapped), def.output_schema);

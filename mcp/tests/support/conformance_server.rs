@@ -213,10 +213,7 @@ async fn elicit(
     message: String,
     schema: serde_json::Value,
 ) -> Result<Said, ToolError> {
-    let form = ElicitRequest {
-        message,
-        requested_schema: schema,
-    };
+    let form = ElicitRequest::new(message, schema);
     let response = cx
         .elicit(form)
         .await

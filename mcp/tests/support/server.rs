@@ -433,9 +433,9 @@ struct AskUserTool;
 #[tool(name = "ask_user", read_only)]
 impl AskUserTool {
     async fn execute(&self, args: QuestionArgs, cx: &ToolContext<'_>) -> Result<Filled, ToolError> {
-        let form = ElicitRequest {
-            message: args.message,
-            requested_schema: serde_json::json!({
+        let form = ElicitRequest::new(
+            args.message,
+            serde_json::json!({
                 "type": "object",
                 "properties": {
                     "name": {"type": "string", "description": "Your name", "default": "Ada"},
@@ -444,7 +444,7 @@ impl AskUserTool {
                 },
                 "required": ["name"]
             }),
-        };
+        );
         let filled = match cx.elicit(form).await.map_err(client_failed)? {
             ElicitResponse::Accept(content) => Filled {
                 action: "accept".into(),
@@ -571,14 +571,14 @@ struct ConfirmTool;
 #[tool(name = "confirm", read_only, task = "optional")]
 impl ConfirmTool {
     async fn execute(&self, _args: NoArgs, cx: &ToolContext<'_>) -> Result<Confirmed, ToolError> {
-        let form = ElicitRequest {
-            message: "Go on?".into(),
-            requested_schema: serde_json::json!({
+        let form = ElicitRequest::new(
+            "Go on?",
+            serde_json::json!({
                 "type": "object",
                 "properties": {"sure": {"type": "boolean"}},
                 "required": ["sure"]
             }),
-        };
+        );
         let action = match cx.elicit(form).await.map_err(client_failed)? {
             ElicitResponse::Accept(content) => format!("accept {content}"),
             ElicitResponse::Decline => "decline".into(),
@@ -667,21 +667,15 @@ impl MediaTool {
             ContentBlock::audio("audio/wav", WAV),
             ContentBlock::embedded_text("test://notes", "text/markdown", "# Notes"),
             ContentBlock::Resource {
-                resource: EmbeddedResource {
-                    uri: "test://pixel".into(),
-                    mime_type: Some("image/png".into()),
-                    text: None,
-                    blob: Some(PIXEL.into()),
-                },
+                resource: EmbeddedResource::blob("test://pixel", PIXEL).with_mime_type("image/png"),
             },
-            ContentBlock::ResourceLink(ResourceLink {
-                uri: "test://report".into(),
-                name: "report".into(),
-                title: Some("The report".into()),
-                description: Some("A linked resource".into()),
-                mime_type: Some("text/plain".into()),
-                size: Some(42),
-            }),
+            ContentBlock::ResourceLink(
+                ResourceLink::new("test://report", "report")
+                    .with_title("The report")
+                    .with_description("A linked resource")
+                    .with_mime_type("text/plain")
+                    .with_size(42),
+            ),
         ]
     }
 }

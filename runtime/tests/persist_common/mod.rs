@@ -64,10 +64,8 @@ impl Tool for Grep {
     type Args = GrepArgs;
     type Value = GrepValue;
     type Meta = GrepMeta;
-    const INFO: ToolInfo = ToolInfo {
-        kind: ToolKind::Search,
-        ..ToolInfo::new("grep", "Search files for a pattern.")
-    };
+    const INFO: ToolInfo =
+        ToolInfo::new("grep", "Search files for a pattern.").with_kind(ToolKind::Search);
 
     async fn execute(&self, args: GrepArgs, _: &ToolContext<'_>) -> Result<GrepValue, ToolError> {
         if args.pattern == "(" {
@@ -99,16 +97,10 @@ impl Tool for Grep {
     fn presentation_meta(args: &GrepArgs, value: &GrepValue) -> Option<GrepMeta> {
         let mut files: Vec<SearchFile> = Vec::new();
         for hit in &value.hits[..Self::shown(args, value)] {
-            let m = SearchMatch {
-                line_number: hit.line_number,
-                line: hit.line.clone(),
-            };
+            let m = SearchMatch::new(hit.line_number, hit.line.clone());
             match files.iter_mut().find(|f| f.path == hit.path) {
                 Some(f) => f.matches.push(m),
-                None => files.push(SearchFile {
-                    path: hit.path.clone(),
-                    matches: vec![m],
-                }),
+                None => files.push(SearchFile::new(hit.path.clone(), vec![m])),
             }
         }
         Some(GrepMeta {
@@ -118,16 +110,11 @@ impl Tool for Grep {
     }
 
     fn present_call(args: &GrepArgs) -> Option<CallCard> {
-        Some(CallCard::Generic(GenericCall {
-            title: format!("grep {}", args.pattern),
-            kind: Some(ToolKind::Search),
-            raw_input: None,
-            content: None,
-            locations: Some(vec![Location {
-                path: "src".into(),
-                line: None,
-            }]),
-        }))
+        Some(CallCard::Generic(
+            GenericCall::new(format!("grep {}", args.pattern))
+                .with_kind(ToolKind::Search)
+                .with_locations(vec![Location::new("src")]),
+        ))
     }
 
     fn present_result(args: &GrepArgs, result: &ToolResult<GrepMeta>) -> Option<ResultCard> {
@@ -169,10 +156,7 @@ impl Tool for Shell {
     type Args = ShellArgs;
     type Value = ShellValue;
     type Meta = ShellMeta;
-    const INFO: ToolInfo = ToolInfo {
-        kind: ToolKind::Execute,
-        ..ToolInfo::new("shell", "Run a command.")
-    };
+    const INFO: ToolInfo = ToolInfo::new("shell", "Run a command.").with_kind(ToolKind::Execute);
 
     async fn execute(&self, args: ShellArgs, _: &ToolContext<'_>) -> Result<ShellValue, ToolError> {
         let cmd = args.command.as_str();
@@ -216,11 +200,9 @@ impl Tool for Shell {
     }
 
     fn present_call(args: &ShellArgs) -> Option<CallCard> {
-        Some(CallCard::Terminal(TerminalCall {
-            title: args.command.clone(),
-            description: None,
-            cwd: args.cwd.clone(),
-        }))
+        let mut card = TerminalCall::new(&args.command);
+        card.cwd = args.cwd.clone();
+        Some(CallCard::Terminal(card))
     }
 
     fn present_result(_: &ShellArgs, result: &ToolResult<ShellMeta>) -> Option<ResultCard> {
@@ -267,11 +249,9 @@ impl Tool for ReadFile {
     type Args = ReadArgs;
     type Value = ReadValue;
     type Meta = ReadMeta;
-    const INFO: ToolInfo = ToolInfo {
-        kind: ToolKind::Read,
-        spill: SpillBudget::Never,
-        ..ToolInfo::new("read_file", "Read a text file as numbered lines.")
-    };
+    const INFO: ToolInfo = ToolInfo::new("read_file", "Read a text file as numbered lines.")
+        .with_kind(ToolKind::Read)
+        .with_spill(SpillBudget::Never);
 
     async fn execute(&self, args: ReadArgs, _: &ToolContext<'_>) -> Result<ReadValue, ToolError> {
         if args.path.contains("missing") {
@@ -315,21 +295,12 @@ impl Tool for ReadFile {
             .lines()
             .filter_map(|l| {
                 let (n, t) = l.split_once('\t')?;
-                Some(NumberedLine {
-                    number: n.trim().parse().ok()?,
-                    text: t.to_owned(),
-                })
+                Some(NumberedLine::new(n.trim().parse().ok()?, t.to_owned()))
             })
             .collect();
-        Some(ResultCard::Read(ReadResult {
-            title: None,
-            path: args.path.clone(),
-            offset: meta.offset,
-            lines,
-            total_lines: meta.total_lines,
-            lang: meta.lang.clone(),
-            content: None,
-        }))
+        let mut card = ReadResult::new(&args.path, meta.offset, lines, meta.total_lines);
+        card.lang = meta.lang.clone();
+        Some(ResultCard::Read(card))
     }
 }
 
@@ -412,11 +383,9 @@ impl Tool for Panicky {
         if args.mode.contains("call") {
             panic!("present_call panics on purpose");
         }
-        Some(CallCard::Terminal(TerminalCall {
-            title: args.mode.clone(),
-            description: Some("no panic".into()),
-            cwd: None,
-        }))
+        Some(CallCard::Terminal(
+            TerminalCall::new(args.mode.clone()).with_description("no panic"),
+        ))
     }
 
     fn present_result(_: &PanickyArgs, result: &ToolResult<PanickyMeta>) -> Option<ResultCard> {

@@ -628,11 +628,9 @@ fn call_card(
             })
         }
     };
-    CallCard::Terminal(TerminalCall {
-        title: command.to_owned(),
-        description,
-        cwd: Some(cwd.unwrap_or(".").to_owned()),
-    })
+    let mut card = TerminalCall::new(command).with_cwd(cwd.unwrap_or("."));
+    card.description = description;
+    CallCard::Terminal(card)
 }
 
 /// The terminal result card: the status from meta, never parsed back out

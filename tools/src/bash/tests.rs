@@ -122,16 +122,13 @@ async fn output_is_capped_and_the_status_survives_rewritten_content() {
     assert_eq!(v.exit_code, Some(0));
     // A policy or spill that rewrites the content cannot change the status.
     let args: BashArgs = serde_json::from_value(serde_json::json!({"command": "x"})).unwrap();
-    let rewritten = ToolResult {
-        content: vec![ContentBlock::text("[exit code: 0] (output pruned)")],
-        is_error: false,
-        meta: Some(BashMeta {
+    let rewritten = ToolResult::ok(vec![ContentBlock::text("[exit code: 0] (output pruned)")])
+        .with_meta(BashMeta {
             exit_code: Some(2),
             signal: None,
             timed_out: false,
             sandbox: None,
-        }),
-    };
+        });
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &rewritten) else {
         panic!()
     };
@@ -346,16 +343,12 @@ fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
         serde_json::from_value(serde_json::json!({"command": "seq 1 5000"})).unwrap();
     // What spill leaves: one block, head, notice, tail, the markers last.
     let preview = "1\n2\n\n\n(Omitted 4350 of 16456 bytes. The full result (16456 bytes) is stored at: /s/x.txt. Read that file in pages to see the rest.)\n\n3497\n3498\n[stdout truncated: only the first 16384 bytes were kept]\n[exit code: 0]";
-    let spilled = ToolResult {
-        content: vec![ContentBlock::text(preview)],
-        is_error: false,
-        meta: Some(BashMeta {
-            exit_code: Some(0),
-            signal: None,
-            timed_out: false,
-            sandbox: None,
-        }),
-    };
+    let spilled = ToolResult::ok(vec![ContentBlock::text(preview)]).with_meta(BashMeta {
+        exit_code: Some(0),
+        signal: None,
+        timed_out: false,
+        sandbox: None,
+    });
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &spilled) else {
         panic!()
     };
@@ -367,21 +360,17 @@ fn a_spilled_preview_keeps_its_notice_and_loses_only_the_status_line() {
         "{output}"
     );
     // A timed-out command keeps its timeout marker in the card's output.
-    let timed = ToolResult {
-        content: vec![
+    let timed = ToolResult::ok(vec![
             ContentBlock::text("(no output)"),
             ContentBlock::text(
                 "[timed out after 300 ms; every process it started was killed]\n[killed by signal: SIGKILL]",
             ),
-        ],
-        is_error: false,
-        meta: Some(BashMeta {
+        ]).with_meta(BashMeta {
             exit_code: None,
             signal: Some("SIGKILL".into()),
             timed_out: true,
             sandbox: None,
-        }),
-    };
+        });
     let Some(ResultCard::Terminal(card)) = BashTool::present_result(&args, &timed) else {
         panic!()
     };
