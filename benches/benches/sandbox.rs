@@ -89,13 +89,18 @@ fn main() {
     }
     let prepare = started.elapsed().as_secs_f64() * 1e6 / f64::from(n);
     println!();
-    println!("| {rounds} rounds of {batch} `bash true` calls, alternating | median of the round means | ratio |");
+    println!(
+        "| {rounds} rounds of {batch} `bash true` calls, alternating | median of the round means | ratio |"
+    );
     println!("|---|---|---|");
     println!("| unconfined (`full-access`) | {unconfined:.3} ms | 1.000 |");
     println!(
         "| confined (`workspace-write`, network off) | {confined:.3} ms | {:.3} |",
         confined / unconfined
     );
-    println!("| the sandbox's share | {:.3} ms | |", confined - unconfined);
+    println!(
+        "| the sandbox's share | {:.3} ms | |",
+        confined - unconfined
+    );
     println!("| `Confinement::prepare` alone ({n} times) | {prepare:.1} µs | |");
 }

@@ -43,7 +43,12 @@ fn tools(globals: &Globals) -> io::Result<Registry> {
     let ws = Workspace::new(globals.root())?.with_sandbox(globals.sandbox().clone());
     let database = database(globals);
     // `--import` and `--mcp-config`: other MCP servers' tools next to these.
-    let mut builder = globals.imports().register_in(Registry::builder());
+    let mut builder = globals
+        .imports()
+        .register_in(Registry::builder())
+        .tool(ReadTool::new(ws.clone()))
+        .tool(GrepTool::new(ws.clone()))
+        .tool(GlobTool::new(ws.clone()));
     let bash = BashTool::new(ws.clone());
     if globals.flag("approvals") {
         // A person can be asked: bash also offers `escalate`, one command
@@ -55,9 +60,6 @@ fn tools(globals: &Globals) -> io::Result<Registry> {
         builder = builder.tool(bash);
     }
     builder
-        .tool(ReadTool::new(ws.clone()))
-        .tool(GrepTool::new(ws.clone()))
-        .tool(GlobTool::new(ws.clone()))
         .tool(EditTool::new(ws.clone()))
         .tool(WriteTool::new(ws))
         .tool(WebFetchTool::new())
