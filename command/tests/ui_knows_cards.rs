@@ -2,7 +2,7 @@
 //! renderer (`toolprism::cli::terminal`, which the showcase and every
 //! `toolprism::cli` program draw with) is checked for any mention of a
 //! tool, by name or by type, and its drawing functions for taking anything
-//! but a card. (The HTML renderer's check is in `html/tests/html_render.rs`.)
+//! but a card. (The HTML renderer's check is in `html/tests/it/html_render.rs`.)
 
 use toolprism::Tool;
 use toolprism_tools::{

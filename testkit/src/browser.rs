@@ -1,6 +1,6 @@
 //! Headless Chromium for the tests that draw pages: the HTML renderer's
-//! (`html/tests/html_browser.rs`), the showcase's session page
-//! (`examples/tests/html_viewer.rs`) and the MCP card app's.
+//! (`html/tests/it/html_browser.rs`), the showcase's session page
+//! (`examples/tests/it/html_viewer.rs`) and the MCP card app's.
 //!
 //! The browser is Debian's `chromium` ([`crate::chromium`]
 //! installs it when missing), driven by Python Playwright from a pinned

@@ -11,7 +11,7 @@
 //! (`tests/support/asks.py`); this file judges its report and the server's
 //! session log.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

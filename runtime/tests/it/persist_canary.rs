@@ -6,9 +6,8 @@
 //! any file the registry wrote; nor are a value's own keys, when the value
 //! fails the contract and the error names where.
 
-#[macro_use]
-mod common;
-mod persist_common;
+use crate::common;
+use crate::persist_common;
 
 use std::collections::BTreeMap;
 use std::collections::hash_map::RandomState;

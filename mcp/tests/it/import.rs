@@ -9,9 +9,8 @@
 //! own record (toolprism's session log, the tiny server's events, or a
 //! copy of its stdin made by `tests/support/wrap.sh`), never assumed.
 
-#[path = "support/import_env.rs"]
-mod import_env;
-mod support;
+use crate::import_env;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

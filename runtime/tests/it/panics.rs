@@ -7,8 +7,7 @@
 //! it produced (C5 for meta, C10 for a replacement value), the generic card
 //! for a presenter's input (C6), a registry problem at build time (C1).
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! capability or per call), and the server's own session log
 //! (`McpServer::with_log`).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

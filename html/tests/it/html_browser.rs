@@ -3,8 +3,7 @@
 //! nothing, every card variant and nesting draw right, and a 10,000-call
 //! log loads and answers a click within a stated bound.
 
-#[path = "support/echo.rs"]
-mod echo;
+use crate::echo;
 
 use std::time::Instant;
 
@@ -569,7 +568,7 @@ fn a_ten_thousand_call_log_loads_and_answers_a_click_within_bounds() {
 /// them), repeated to `calls` calls: the showcase's session at the length
 /// of a long agent run. This is the log whose page was 58.8 MB.
 fn showcase_session(calls: usize) -> Vec<ReplayedEntry> {
-    let one: Vec<Value> = include_str!("support/showcase.jsonl")
+    let one: Vec<Value> = include_str!("../support/showcase.jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();

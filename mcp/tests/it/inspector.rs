@@ -7,7 +7,7 @@
 //! toolprism/cards=true` puts `"toolprism/cards": true` in the request's
 //! `_meta`); calls that do not ask get none.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

@@ -4,8 +4,8 @@
 //! drawn live is drawn again, identical, from the log alone (a `null` meta
 //! included).
 
-mod common;
-mod persist_common;
+use crate::common;
+use crate::persist_common;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;

@@ -606,10 +606,10 @@ Read [the rules](#the-rules) or [a file](../no/such/file.md).
 
 **Guarded by:**
 
-- [runtime/tests/pipeline.rs](../runtime/tests/pipeline.rs) `c9_unknown_tool`, `c9_a_test_that_was_renamed`
+- [runtime/tests/it/pipeline.rs](../runtime/tests/it/pipeline.rs) `c9_unknown_tool`, `c9_a_test_that_was_renamed`
 - [runtime/tests/gone.rs](../runtime/tests/gone.rs) `anything`
-- [runtime/tests/macro_tool.rs](../runtime/tests/pipeline.rs) `c9_unknown_tool`
-- [runtime/tests/pipeline.rs](../runtime/tests/pipeline.rs) `fixture`
+- [runtime/tests/it/macro_tool.rs](../runtime/tests/it/pipeline.rs) `c9_unknown_tool`
+- [runtime/tests/it/pipeline.rs](../runtime/tests/it/pipeline.rs) `fixture`
 - [ui-tests/fail/](../ui-tests/fail/) `missing-render`, `no-such-case`
 - [ui-tests/pass/](../ui-tests/pass/) `missing-render`
 
@@ -644,7 +644,7 @@ Text, but no list.
     for expected in [
         "has no test `fn c9_a_test_that_was_renamed`",
         "`runtime/tests/gone.rs` does not exist",
-        "the link reads `runtime/tests/macro_tool.rs` but leads to `runtime/tests/pipeline.rs`",
+        "the link reads `runtime/tests/it/macro_tool.rs` but leads to `runtime/tests/it/pipeline.rs`",
         "has no test `fn fixture`",
         "`ui-tests/fail/no-such-case.rs` does not exist",
         "`ui-tests/fail/no-such-case.stderr` does not exist",

@@ -390,8 +390,7 @@ fn p5_a_thrown_100_mb_string_is_a_bounded_error() {
     assert!(message.len() < 16 * 1024, "{} bytes", message.len());
 }
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 #[test]
 fn p6_the_sdk_of_the_built_in_tools_type_checks_programs_that_then_run() {

@@ -2,7 +2,7 @@
 //! server (`tests/support/server.rs --tasks`) as a real process, over stdio
 //! and Streamable HTTP, against rmcp's own client at `2026-07-28`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -5,7 +5,7 @@
 //! and its body learns that nobody waits for it, also when the caller
 //! drops the call's future.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

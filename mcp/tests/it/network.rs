@@ -7,7 +7,7 @@
 //! open, which would append a line to a file had it run: the file stays
 //! absent until the one request with the right credential.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -8,7 +8,7 @@
 //! - two stateless server processes behind a round-robin balancer serve the
 //!   calls of one client between them.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::time::Duration;

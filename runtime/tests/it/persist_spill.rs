@@ -4,7 +4,7 @@
 //! calls and tools that opt out never spill; a failed write keeps the
 //! content and warns; the spill directory is the user's own.
 
-mod persist_common;
+use crate::persist_common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -19,9 +19,9 @@
 //!   reading a field no block has, or `structuredContent`, fails;
 //! - hostile schemas still give an SDK that compiles.
 
-#[path = "../../runtime/tests/dialects/corpus.rs"]
-mod corpus;
-mod support;
+use crate::corpus;
+use crate::for_each_case;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -7,8 +7,7 @@
 //! block has is refused; and `call run_code` runs the same program over
 //! the same server and returns what its types promised.
 
-#[path = "../../code/tests/support/mod.rs"]
-mod tsc;
+use crate::tsc;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,10 +4,7 @@
 //! one go). `toolprism_testkit::python_env` makes the virtualenvs under
 //! `target/testkit/` on first use.
 
-#[path = "dialects/common.rs"]
-mod common;
-#[path = "dialects/corpus.rs"]
-mod corpus;
+use crate::dialects_common as common;
 
 use std::path::Path;
 

@@ -5,8 +5,7 @@
 //! nothing nests deeper than `MAX_DEPTH`, so no call and no replay can
 //! overflow the stack.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -7,7 +7,7 @@
 //! the server's session log for what the wire does not show (the cancelled
 //! call's `ABORTED`, the call ids).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

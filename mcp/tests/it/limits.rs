@@ -6,7 +6,7 @@
 //! server's each get the documented refusal, and every request gets exactly
 //! one answer.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};

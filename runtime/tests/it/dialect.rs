@@ -3,14 +3,12 @@
 //! dialect run on every snapshot, and round trips through a real registry.
 //!
 //! Re-record the snapshots with `SNAPSHOTS=overwrite cargo test -p
-//! toolprism --test dialect`, then review the diff like code.
+//! toolprism --test it dialect::`, then review the diff like code.
 
-#[path = "dialects/checkers.rs"]
-mod checkers;
-#[path = "dialects/common.rs"]
-mod common;
-#[path = "dialects/corpus.rs"]
-mod corpus;
+use crate::checkers;
+use crate::corpus;
+use crate::dialects_common as common;
+use crate::for_each_case;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
