@@ -58,11 +58,11 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
         );
     }
     assert!(
-        stdout.contains("20 of 20 redrawn from the log equal the live ones ✓"),
+        stdout.contains("25 of 25 redrawn from the log equal the live ones ✓"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("all checks passed: 20 calls in 11 scenarios"),
+        stdout.contains("all checks passed: 25 calls in 12 scenarios"),
         "{stdout}"
     );
     assert!(!stdout.contains("checks    ✗"), "{stdout}");
@@ -72,7 +72,7 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
     // The log is where it said, and holds no value.
     let text = std::fs::read_to_string(&log).unwrap();
     // Two events a call, and two for each of the program's three calls.
-    assert_eq!(text.lines().count(), 46);
+    assert_eq!(text.lines().count(), 56);
     assert!(!text.contains("\"value\""));
     assert!(!text.contains("GREP-VALUE-ONLY-200"));
     assert!(stdout.contains(&log));
@@ -88,7 +88,7 @@ fn json_mode_prints_one_valid_object_per_call_and_nothing_else() {
     assert!(out.status.success(), "stderr:\n{stderr}");
     let mut scenarios = Vec::new();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 20, "{stdout}");
+    assert_eq!(lines.len(), 25, "{stdout}");
     for line in lines {
         let object: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
         let call: CallCard = serde_json::from_value(object["callCard"].clone()).unwrap();

@@ -833,7 +833,7 @@ async fn p7_a_rust_tool_and_an_imported_one_sharing_a_name_name_the_imports_reme
         .unwrap_err()
         .to_string();
     for err in [rust_first, imported_first] {
-        assert!(err.contains("`import::RustAdd`"), "{err}");
+        assert!(err.contains("import::RustAdd`"), "{err}");
         assert!(
             err.contains("the tool \"add\" of the MCP server \"alpha\""),
             "{err}"
