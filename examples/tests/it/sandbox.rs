@@ -366,11 +366,13 @@ fn where_the_sandbox_is_unavailable_nothing_runs() {
 
 #[test]
 fn git_and_builds_inside_the_root_still_work() {
+    // The crate is a workspace of its own: the root may lie inside
+    // another workspace (this repository's `target/` in CI).
     let world = World::new();
     let command = "set -e; git init -q .; printf 'print(6 * 7)\\n' > m.py; python3 -m py_compile m.py; \
                    python3 m.py; git add m.py; \
                    git -c user.name=t -c user.email=t@example.invalid commit -qm one; git log --oneline | wc -l; \
-                   mkdir -p crate/src; printf '[package]\\nname = \"c\"\\nversion = \"0.1.0\"\\nedition = \"2021\"\\n' > crate/Cargo.toml; \
+                   mkdir -p crate/src; printf '[package]\\nname = \"c\"\\nversion = \"0.1.0\"\\nedition = \"2021\"\\n[workspace]\\n' > crate/Cargo.toml; \
                    printf 'fn main() { println!(\"built\"); }\\n' > crate/src/main.rs; \
                    cd crate && CARGO_HOME=\"$PWD/../.cargo-home\" cargo run -q --offline";
     let out = world.call(
