@@ -43,9 +43,6 @@ fn dependencies() -> String {
     )
 }
 
-/// The workspace's profile, so dependencies build as they do there.
-const PROFILE: &str = "[profile.dev.package.\"*\"]\nopt-level = 1\n";
-
 /// A fresh library crate in `dir`, as `cargo new --lib` makes it, with
 /// toolprism, serde and schemars.
 fn fresh_crate(dir: &Path, name: &str) {
@@ -53,8 +50,10 @@ fn fresh_crate(dir: &Path, name: &str) {
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n{}\n[workspace]\n\n{PROFILE}",
-            dependencies()
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n{}\n[workspace]\n\n{}",
+            dependencies(),
+            // The workspace's profile, so dependencies build as they do there.
+            toolprism_testkit::dependency_profile_toml()
         ),
     )
     .unwrap();
@@ -232,7 +231,10 @@ fn the_tools_crate_gets_a_feature_gate_and_a_reexport() {
     std::fs::create_dir_all(tools.join("src")).unwrap();
     std::fs::write(
         root.join("Cargo.toml"),
-        format!("[workspace]\nresolver = \"3\"\nmembers = [\"tools\"]\n\n{PROFILE}"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [\"tools\"]\n\n{}",
+            toolprism_testkit::dependency_profile_toml()
+        ),
     )
     .unwrap();
     std::fs::copy(workspace().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();

@@ -47,6 +47,70 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The workspace's settings for dependencies, read from its `Cargo.toml`:
+/// each `key = value` of a `[profile.dev.package.<name>]` section, as
+/// `(section, key, value)` (`"\"*\""`, `"debug"`, `"false"`).
+///
+/// A crate a test builds outside the workspace, in the workspace's target
+/// directory, gets the same settings ([`dependency_profile_toml`] or
+/// [`dependency_profile_config`]), so its dependencies are the artifacts
+/// the workspace already compiled, not a second build of each. Read from
+/// the manifest, they cannot drift from it.
+pub fn dependency_profile() -> Vec<(String, String, String)> {
+    let manifest = fs::read_to_string(workspace_root().join("Cargo.toml"))
+        .expect("the workspace's Cargo.toml is readable");
+    let mut settings = Vec::new();
+    let mut section: Option<String> = None;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line
+                .strip_prefix("[profile.dev.package.")
+                .and_then(|rest| rest.strip_suffix(']'))
+                .map(str::to_owned);
+        } else if let (Some(package), Some((key, value)), false) =
+            (&section, line.split_once('='), line.starts_with('#'))
+        {
+            settings.push((
+                package.clone(),
+                key.trim().to_owned(),
+                value.trim().to_owned(),
+            ));
+        }
+    }
+    assert!(
+        !settings.is_empty(),
+        "the workspace's Cargo.toml has no [profile.dev.package.*] section"
+    );
+    settings
+}
+
+/// [`dependency_profile`] as the sections of a `Cargo.toml`.
+pub fn dependency_profile_toml() -> String {
+    let mut text = String::new();
+    let mut last = None;
+    for (package, key, value) in dependency_profile() {
+        if last.as_ref() != Some(&package) {
+            text.push_str(&format!("[profile.dev.package.{package}]\n"));
+            last = Some(package);
+        }
+        text.push_str(&format!("{key} = {value}\n"));
+    }
+    text
+}
+
+/// [`dependency_profile`] as `cargo --config` arguments.
+pub fn dependency_profile_config() -> Vec<String> {
+    dependency_profile()
+        .into_iter()
+        .flat_map(|(package, key, value)| {
+            [
+                "--config".to_owned(),
+                format!("profile.dev.package.{package}.{key}={value}"),
+            ]
+        })
+        .collect()
+}
+
 /// The Python `mcp` client and everything it pulls in, pinned: `mcp` 2.3.0
 /// is the newest release and the first line (2.x) that speaks
 /// `2026-07-28`; with `mode="legacy"` the same client negotiates
@@ -240,5 +304,24 @@ fn run(command: &mut Command) -> io::Result<()> {
             String::from_utf8_lossy(&stdout),
             String::from_utf8_lossy(&stderr)
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dependency_profile_is_the_workspaces() {
+        let settings = dependency_profile();
+        assert!(settings.contains(&("\"*\"".into(), "debug".into(), "false".into())));
+        let toml = dependency_profile_toml();
+        assert!(
+            toml.starts_with("[profile.dev.package.\"*\"]\ndebug = false\n"),
+            "{toml}"
+        );
+        let config = dependency_profile_config();
+        assert_eq!(config[0], "--config");
+        assert!(config.contains(&"profile.dev.package.\"*\".debug=false".to_owned()));
     }
 }

@@ -46,7 +46,7 @@ fn cargo(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(args)
         // The workspace's profile for dependencies, so their artifacts match.
-        .args(["--config", "profile.dev.package.\"*\".opt-level=1"])
+        .args(toolprism_testkit::dependency_profile_config())
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", toolprism_testkit::target_dir());
     // What cargo set for this test binary (`CARGO_PKG_NAME`, …) must not
