@@ -64,8 +64,19 @@ fn twenty_sessions_make_a_thousand_calls() {
     // does), and every cancelled call that did ended ABORTED.
     let cancelled = count("cancelled") + report["warmup"]["cancelled"].as_u64().unwrap_or(0);
     let answered = 1200 - cancelled as usize;
+    // Every call logged has its result logged too: wait for all of them (a
+    // slow call cancelled on a loaded machine ends a moment later).
     let events = log_events(&log, Duration::from_secs(20), |events| {
-        events.iter().filter(|e| e["type"] == "tool/result").count() >= answered
+        let results: HashSet<&str> = events
+            .iter()
+            .filter(|e| e["type"] == "tool/result")
+            .filter_map(|e| e["callId"].as_str())
+            .collect();
+        results.len() >= answered
+            && events
+                .iter()
+                .filter(|e| e["type"] == "tool/call")
+                .all(|e| e["callId"].as_str().is_some_and(|id| results.contains(id)))
     });
     let calls: Vec<&Value> = events.iter().filter(|e| e["type"] == "tool/call").collect();
     let results: std::collections::HashMap<&str, &Value> = events
