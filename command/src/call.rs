@@ -18,9 +18,9 @@ use super::{Failure, Status};
 use toolprism_core::ContentBlock;
 use toolprism_core::ToolOutcome;
 use toolprism_core::client::LogLevel;
-use toolprism_core::dialect::Dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Registry, ToolCall};
+use toolprism_provider::dialect::Dialect;
 
 /// Options of `call`.
 #[derive(Debug, clap::Args)]

@@ -79,6 +79,11 @@ pub(crate) fn run(
             page.display()
         )));
     }
+    // A log of calls a model made in a provider's dialect (`agent`,
+    // `call --dialect`) names it: each is read as the live call read it.
+    for dialect in toolprism_provider::dialect::Dialect::ALL {
+        registry.add_dialect(std::sync::Arc::new(dialect));
+    }
     let total = meta.len();
     let read = Rc::new(Cell::new(0));
     let reader = Counting {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::text::{ellipsize, one_line};
 use super::{Failure, Status};
 use toolprism_core::Registry;
-use toolprism_core::dialect::{self, Dialect};
+use toolprism_provider::dialect::{self, Dialect};
 
 /// Options of `schema`.
 #[derive(Debug, clap::Args)]

@@ -2,10 +2,10 @@
 //!
 //! Tools ([`Tool`]), the [`Registry`] and its pipeline, the card
 //! vocabulary ([`card`]), results, policies, schemas, lossless JSON
-//! ([`lossless`]), the session [`log`], [`replay`] and [`spill`], and the
-//! provider [`dialect`]s. It depends on no edge (MCP, HTML, the command
-//! line, Code Mode); the edges are crates of their own that depend on this
-//! one's public API only.
+//! ([`lossless`]), the session [`log`], [`replay`] and [`spill`]. It depends
+//! on no edge (the provider dialects and the model loop, MCP, HTML, the
+//! command line, Code Mode) and knows no provider; the edges are crates of
+//! their own that depend on this one's public API only.
 //!
 //! Depend on `toolprism`, not on this crate: it re-exports everything here
 //! at its root, with `#[tool]` and each edge behind a feature. The rules
@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod argument_dialect;
 pub mod bounds;
 mod caller;
 pub mod card;
@@ -20,7 +21,6 @@ pub mod client;
 mod content;
 mod context;
 mod definition;
-pub mod dialect;
 mod error;
 mod guard;
 pub mod log;
@@ -36,6 +36,7 @@ pub mod testing;
 mod text;
 mod tool;
 
+pub use argument_dialect::ArgumentDialect;
 pub use caller::Caller;
 pub use card::{CallCard, ResultCard, ToolKind};
 pub use content::{

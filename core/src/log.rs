@@ -4,8 +4,9 @@
 //!
 //! - `{"type":"tool/call","callId":…,"name":…,"arguments":"<raw JSON text>","dialect":…?}`:
 //!   `dialect` (e.g. `"openai"`) when the call was made with
-//!   [`CallOptions::with_dialect`](crate::CallOptions::with_dialect), so
-//!   replay reads the raw arguments as the live call did;
+//!   [`CallOptions::with_dialect`](crate::CallOptions::with_dialect): the
+//!   [`ArgumentDialect`](crate::ArgumentDialect)'s name, so replay reads
+//!   the raw arguments as the live call did;
 //! - `{"type":"tool/result","callId":…,"content":[…],"isError":…,"error":{"code":…}?,"meta":…?}`
 //! - `{"type":"tool/nested-call","callId":…,"parentCallId":…?,"name":…,"arguments":"<JSON text>"}`:
 //!   a call made by a program (a tool calling another through its
@@ -61,7 +62,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::ContentBlock;
-use crate::dialect::Dialect;
 use crate::error::ErrorCode;
 use crate::result::{Approval, ApprovalDecision, ToolResult};
 
@@ -134,8 +134,8 @@ pub enum LogEvent {
         name: String,
         /// The raw arguments text, as the model sent it.
         arguments: String,
-        /// The provider dialect the arguments were sent in, when not the
-        /// canonical one (a name of [`crate::dialect::Dialect`]).
+        /// The dialect the arguments were sent in, when not the canonical
+        /// one (an [`ArgumentDialect`](crate::ArgumentDialect)'s name).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dialect: Option<String>,
     },
@@ -298,7 +298,7 @@ enum EventRef<'a> {
         name: &'a str,
         arguments: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        dialect: Option<&'static str>,
+        dialect: Option<&'a str>,
     },
     #[serde(rename = "tool/result", rename_all = "camelCase")]
     Result {
@@ -398,19 +398,20 @@ impl SessionLog {
         self.record_call_in(call_id, name, arguments, None)
     }
 
-    /// Appends a `tool/call` event whose arguments were sent in `dialect`.
+    /// Appends a `tool/call` event whose arguments were sent in the
+    /// dialect named `dialect` (an [`ArgumentDialect`](crate::ArgumentDialect)'s name).
     pub fn record_call_in(
         &self,
         call_id: &str,
         name: &str,
         arguments: &str,
-        dialect: Option<Dialect>,
+        dialect: Option<&str>,
     ) -> io::Result<()> {
         self.append(&EventRef::Call {
             call_id,
             name,
             arguments,
-            dialect: dialect.map(Dialect::name),
+            dialect,
         })
     }
 

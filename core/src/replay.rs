@@ -80,13 +80,14 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::argument_dialect::ArgumentDialect;
 use crate::card::{CallCard, ResultCard};
 use crate::content::ContentBlock;
-use crate::dialect::Dialect;
 use crate::error::ErrorCode;
 use crate::log::{LogEvent, LogEvents, LogProblem, LogProblemKind, PersistedError};
 use crate::registry::Registry;
@@ -295,8 +296,9 @@ struct OpenCall {
     line: usize,
     name: String,
     arguments: String,
-    /// The dialect the arguments were sent in, when the log says.
-    dialect: Option<Dialect>,
+    /// The dialect the arguments were sent in, when the log says and the
+    /// registry knows it.
+    dialect: Option<Arc<dyn ArgumentDialect>>,
     /// `Some` for a nested call: its parent's id, when it has one.
     nested: Option<Option<String>>,
     /// A person's decision on it, when it needed approval.
@@ -420,8 +422,8 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 arguments,
                 dialect,
             } => {
-                // A dialect this version does not know reads as canonical.
-                let dialect = dialect.and_then(|d| d.parse().ok());
+                // A dialect the registry does not know reads as canonical.
+                let dialect = dialect.and_then(|d| self.registry.dialect(&d));
                 self.on_call(line, call_id, name, arguments, dialect, None)
             }
             LogEvent::NestedCall {
@@ -520,7 +522,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
         call_id: String,
         name: String,
         arguments: String,
-        dialect: Option<Dialect>,
+        dialect: Option<Arc<dyn ArgumentDialect>>,
         nested: Option<Option<String>>,
     ) {
         let call = OpenCall {
@@ -585,7 +587,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
                     let (call_card, result_card) = self.registry.present(
                         &call.name,
                         &call.arguments,
-                        call.dialect,
+                        call.dialect.as_deref(),
                         Some(&mut result),
                     );
                     (
@@ -600,7 +602,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 }
                 None => (
                     self.registry
-                        .present(&call.name, &call.arguments, call.dialect, None)
+                        .present(&call.name, &call.arguments, call.dialect.as_deref(), None)
                         .0,
                     None,
                     Vec::new(),

@@ -6,8 +6,8 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use toolprism_core::dialect::mcp as dialect;
 use toolprism_core::{ContentBlock, ToolDefinition, ToolOutcome};
+use toolprism_provider::dialect::mcp as dialect;
 
 /// `_meta` key of the presentation meta.
 pub(crate) const META: &str = "toolprism/meta";

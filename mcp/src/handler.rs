@@ -31,9 +31,9 @@ use crate::drive::{Round, Step, drive};
 use crate::input::{CallTask, Suspended, Waiting, full};
 use crate::sent::Sent;
 use toolprism_core::client::ClientError;
-use toolprism_core::dialect::mcp as dialect;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
+use toolprism_provider::dialect::mcp as dialect;
 
 pub(crate) mod tasks;
 

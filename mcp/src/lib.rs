@@ -124,7 +124,7 @@
 //! # The mapping
 //!
 //! The canonical definition and outcome go through the MCP dialect
-//! ([`toolprism_core::dialect::mcp`]); the keys under `_meta` are namespaced
+//! ([`toolprism_provider::dialect::mcp`]); the keys under `_meta` are namespaced
 //! `toolprism/…`.
 //!
 //! | MCP | toolprism |

@@ -55,6 +55,7 @@
 //!
 //! | feature | module | holds |
 //! |---|---|---|
+//! | `provider` | [`provider`], [`dialect`] | tool definitions in each provider's request shape (OpenAI, Anthropic, Gemini, MCP…), calls read from each model API's response, results written in its shape, and a bounded model loop over a model you call |
 //! | `html` | [`html`] | cards and whole sessions as self-contained HTML pages (no extra dependency) |
 //! | `mcp` | [`mcp`] | a registry served over MCP, stdio and Streamable HTTP, on rmcp |
 //! | `import` | [`mcp::import`] | tools of other MCP servers in the registry (stdio, Streamable HTTP), and with `cli` the options `--import` and `--mcp-config`: a hub |
@@ -72,6 +73,18 @@
 pub use toolprism_core::*;
 #[doc(inline)]
 pub use toolprism_macros::tool;
+
+#[cfg(feature = "provider")]
+#[cfg_attr(docsrs, doc(cfg(feature = "provider")))]
+#[doc(inline)]
+pub use toolprism_provider as provider;
+
+/// The provider dialects, at the path they had in the core
+/// (`toolprism::dialect`): the same module as [`provider::dialect`].
+#[cfg(feature = "provider")]
+#[cfg_attr(docsrs, doc(cfg(feature = "provider")))]
+#[doc(inline)]
+pub use toolprism_provider::dialect;
 
 #[cfg(feature = "html")]
 #[cfg_attr(docsrs, doc(cfg(feature = "html")))]

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::kernel::Kernel;
-use crate::dialect::{Dialect, restore_arguments};
+use crate::argument_dialect::ArgumentDialect;
 use crate::error::{ErrorCode, ErrorInfo};
 use crate::guard::guard;
 use crate::lossless::parse::{self, ReadError};
@@ -74,7 +74,7 @@ pub(crate) fn read_arguments<K: Kernel>(
     name: &str,
     compiled: &Compiled,
     arguments: Arguments<'_>,
-    dialect: Option<Dialect>,
+    dialect: Option<&dyn ArgumentDialect>,
 ) -> Result<(Value, K::Args), (Value, ErrorInfo)> {
     let json = match arguments {
         Arguments::Refused(error) => return Err((Value::String(too_deep_input()), error)),
@@ -106,7 +106,7 @@ pub(crate) fn read_arguments<K: Kernel>(
         return Err((json, invalid_args("\"arguments\" must be a JSON object")));
     }
     let json = match dialect {
-        Some(dialect) => restore_arguments(dialect, &compiled.definition.input_schema, json),
+        Some(dialect) => dialect.restore(&compiled.definition.input_schema, json),
         None => json,
     };
     if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {

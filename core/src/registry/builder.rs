@@ -383,6 +383,7 @@ impl RegistryBuilder {
                     .filter(|&i| Inner::offered_in(self.mode, program, i))
                     .collect(),
                 callable: (0..count).filter(|&i| Some(i) != program).collect(),
+                dialects: Default::default(),
                 mode: self.mode,
                 program,
             }),

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::argument_dialect::ArgumentDialect;
 use crate::caller::Caller;
 use crate::client::Client;
 use crate::context::Progress;
-use crate::dialect::Dialect;
 use crate::log::SessionLog;
 
 /// One call from the model: its id, the tool's name and the raw arguments
@@ -68,7 +68,7 @@ pub struct CallOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) progress: Option<ProgressSink>,
-    pub(crate) dialect: Option<Dialect>,
+    pub(crate) dialect: Option<Arc<dyn ArgumentDialect>>,
     pub(crate) log: Option<SessionLog>,
     pub(crate) client: Option<Arc<dyn Client>>,
     pub(crate) caller: Option<Caller>,
@@ -105,13 +105,29 @@ impl CallOptions {
     }
 
     /// The arguments come from a model speaking `dialect`: the registry
-    /// undoes what the dialect changed before it validates them (OpenAI
-    /// strict mode sends `null` for every optional field it was made to
-    /// require: those nulls are removed, see
-    /// [`dialect::restore_arguments`](crate::dialect::restore_arguments)).
-    /// The session log records the dialect with the call, so replay reads
-    /// the arguments the same way.
-    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+    /// undoes what the dialect changed before it validates them
+    /// ([`ArgumentDialect::restore`]; OpenAI strict mode sends `null` for
+    /// every optional field it was made to require, and the provider
+    /// crate's `Dialect::OpenAi` removes those nulls). The session log
+    /// records the dialect's name with the call, and the registry
+    /// remembers the dialect, so replay reads the arguments the same way.
+    ///
+    /// ```
+    /// # #[derive(Debug)] struct Plain;
+    /// # impl toolprism::ArgumentDialect for Plain {
+    /// #     fn name(&self) -> &str { "plain" }
+    /// #     fn restore(&self, _: &serde_json::Value, a: serde_json::Value) -> serde_json::Value { a }
+    /// # }
+    /// let options = toolprism::CallOptions::new().with_dialect(Plain);
+    /// assert_eq!(options.dialect().unwrap().name(), "plain");
+    /// ```
+    pub fn with_dialect(mut self, dialect: impl ArgumentDialect) -> Self {
+        self.dialect = Some(Arc::new(dialect));
+        self
+    }
+
+    /// [`with_dialect`](Self::with_dialect) with a dialect already shared.
+    pub fn with_shared_dialect(mut self, dialect: Arc<dyn ArgumentDialect>) -> Self {
         self.dialect = Some(dialect);
         self
     }
@@ -199,8 +215,8 @@ impl CallOptions {
     }
 
     /// The arguments' dialect, when set.
-    pub fn dialect(&self) -> Option<Dialect> {
-        self.dialect
+    pub fn dialect(&self) -> Option<&dyn ArgumentDialect> {
+        self.dialect.as_deref()
     }
 
     /// The timeout, when set.
@@ -220,7 +236,7 @@ impl fmt::Debug for CallOptions {
             .field("timeout", &self.timeout)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
-            .field("dialect", &self.dialect)
+            .field("dialect", &self.dialect.as_ref().map(|d| d.name()))
             .field("log", &self.log.as_ref().map(SessionLog::path))
             .field("client", &self.client.is_some())
             .field("caller", &self.caller)

@@ -11,9 +11,9 @@ use super::arguments::{Arguments, read_arguments};
 use super::kernel::Kernel;
 use super::pipeline::Call;
 use super::present::{self, draw_result_card, generic_result};
+use crate::argument_dialect::ArgumentDialect;
 use crate::card::{CallCard, ResultCard};
 use crate::definition::ToolDefinition;
-use crate::dialect::Dialect;
 use crate::guard::discard;
 use crate::result::{ToolOutcome, ToolResult};
 use crate::schema::Compiled;
@@ -43,7 +43,7 @@ pub(super) trait DynTool: Send + Sync {
     fn present_raw(
         &self,
         arguments: &str,
-        dialect: Option<Dialect>,
+        dialect: Option<&dyn ArgumentDialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>);
 }
@@ -100,7 +100,7 @@ impl<K: Kernel> DynTool for Entry<K> {
     fn present_raw(
         &self,
         arguments: &str,
-        dialect: Option<Dialect>,
+        dialect: Option<&dyn ArgumentDialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
         let tool = &*self.tool;

@@ -28,7 +28,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use serde_json::Value;
 
@@ -43,9 +43,9 @@ use self::call::NO_OPTIONS;
 use self::entry::DynTool;
 use self::pipeline::{Call, Origin, outcome, publish};
 use self::present::generic_result;
+use crate::argument_dialect::ArgumentDialect;
 use crate::card::{CallCard, ResultCard};
 use crate::definition::ToolDefinition;
-use crate::dialect::Dialect;
 use crate::error::{ErrorCode, ErrorInfo, ToolError};
 use crate::log::SessionLog;
 use crate::lossless::drop_deep;
@@ -126,6 +126,8 @@ struct Inner {
     offered: Box<[usize]>,
     /// The positions of the tools a program may call, in order.
     callable: Box<[usize]>,
+    /// The argument dialects replay reads a log's calls in, by name.
+    dialects: RwLock<Vec<Arc<dyn ArgumentDialect>>>,
 }
 
 /// The name of the tool that runs the model's programs (Code Mode): no
@@ -284,6 +286,63 @@ impl Registry {
         self.inner.mode
     }
 
+    /// Teaches the registry an argument dialect, so [`replay`](crate::replay)
+    /// reads the arguments of a logged call made in it (the log names the
+    /// dialect) as the live call read them. A call made with
+    /// [`CallOptions::with_dialect`] teaches the registry its dialect
+    /// already; a process that only replays (`replay LOG`) adds the
+    /// dialects its logs may name. A dialect of a name already known
+    /// replaces it.
+    ///
+    /// ```
+    /// # #[derive(Debug)] struct Plain;
+    /// # impl toolprism::ArgumentDialect for Plain {
+    /// #     fn name(&self) -> &str { "plain" }
+    /// #     fn restore(&self, _: &serde_json::Value, a: serde_json::Value) -> serde_json::Value { a }
+    /// # }
+    /// let registry = toolprism::Registry::builder().build().unwrap();
+    /// assert!(registry.dialect("plain").is_none());
+    /// registry.add_dialect(std::sync::Arc::new(Plain));
+    /// assert_eq!(registry.dialect("plain").unwrap().name(), "plain");
+    /// ```
+    pub fn add_dialect(&self, dialect: Arc<dyn ArgumentDialect>) {
+        let mut known = self
+            .inner
+            .dialects
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        match known.iter_mut().find(|d| d.name() == dialect.name()) {
+            Some(slot) => *slot = dialect,
+            None => known.push(dialect),
+        }
+    }
+
+    /// The argument dialect of that name, when the registry knows it
+    /// ([`add_dialect`](Self::add_dialect)).
+    pub fn dialect(&self, name: &str) -> Option<Arc<dyn ArgumentDialect>> {
+        self.inner
+            .dialects
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|d| d.name() == name)
+            .cloned()
+    }
+
+    /// Remembers the dialect of a call made with one, for replay.
+    pub(crate) fn remember_dialect(&self, dialect: &Arc<dyn ArgumentDialect>) {
+        let known = self
+            .inner
+            .dialects
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|d| d.name() == dialect.name());
+        if !known {
+            self.add_dialect(Arc::clone(dialect));
+        }
+    }
+
     /// The session log, when one is attached.
     pub fn session_log(&self) -> Option<&SessionLog> {
         self.inner.settings.log.as_ref()
@@ -311,6 +370,9 @@ impl Registry {
             name,
             arguments,
         } = call;
+        if let Some(dialect) = &options.dialect {
+            self.remember_dialect(dialect);
+        }
         self.dispatch(Call {
             id: call_id,
             name,
@@ -534,7 +596,7 @@ impl Registry {
         &self,
         name: &str,
         arguments: &str,
-        dialect: Option<Dialect>,
+        dialect: Option<&dyn ArgumentDialect>,
         result: Option<&mut ToolResult>,
     ) -> (CallCard, Option<ResultCard>) {
         // Replay draws every call it finds, the program tool's too.

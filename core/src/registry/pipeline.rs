@@ -131,7 +131,7 @@ impl<'a> Call<'a> {
                     &self.id,
                     &self.name,
                     &self.args.logged(),
-                    self.options.dialect,
+                    self.options.dialect.as_deref().map(|d| d.name()),
                 ),
             ),
             Origin::Nested { parent, .. } => (
@@ -390,7 +390,7 @@ impl<T: Kernel> Run<'_, T> {
             self.facts().name,
             &self.entry.compiled,
             args,
-            self.options.dialect,
+            self.options.dialect.as_deref(),
         )
     }
 

@@ -22,10 +22,10 @@ use super::presenter::Presenter;
 /// `_meta` key of a toolprism server's error code (W4 in `docs/contract.md`).
 pub const META_ERROR_CODE: &str = "toolprism/errorCode";
 /// `_meta` key of a toolprism server's tool kind.
-const META_KIND: &str = toolprism_core::dialect::mcp::META_KIND;
+const META_KIND: &str = toolprism_provider::dialect::mcp::META_KIND;
 /// `_meta` key a toolprism server sets (to `"value"`) when it wrapped a
 /// tool's output schema and values in `{"value": …}` for an older protocol.
-const META_WRAPPED: &str = toolprism_core::dialect::mcp::META_WRAPPED;
+const META_WRAPPED: &str = toolprism_provider::dialect::mcp::META_WRAPPED;
 
 /// What ends a collision of an imported tool's name with another tool's:
 /// the import's options, in Rust and on a `toolprism::cli` command line
@@ -87,7 +87,7 @@ impl ImportedTool {
             .as_ref()
             .and_then(|m| m.get(META_WRAPPED))
             .and_then(Value::as_str)
-            == Some(toolprism_core::dialect::mcp::WRAP_KEY);
+            == Some(toolprism_provider::dialect::mcp::WRAP_KEY);
         let output_schema = tool.output_schema.as_deref().map(|schema| {
             let schema = Value::Object(schema.clone());
             if wrapped {
@@ -181,7 +181,7 @@ impl ImportedTool {
         let value = if self.structured {
             match result.structured_content {
                 Some(Value::Object(mut object)) if self.wrapped => object
-                    .remove(toolprism_core::dialect::mcp::WRAP_KEY)
+                    .remove(toolprism_provider::dialect::mcp::WRAP_KEY)
                     .unwrap_or(Value::Null),
                 Some(value) => value,
                 None => {
@@ -349,7 +349,7 @@ fn content_block(block: &McpContent) -> Option<ContentBlock> {
 }
 
 /// The schema a toolprism server wrapped as `{"value": S}` (see
-/// `toolprism_core::dialect::mcp`), unwrapped: `S`, with the wrapper's
+/// `toolprism_provider::dialect::mcp`), unwrapped: `S`, with the wrapper's
 /// `$defs` back at its root and references into `#/properties/value`
 /// pointing at the root again.
 fn unwrap_schema(wrapper: Value) -> Value {
@@ -359,11 +359,14 @@ fn unwrap_schema(wrapper: Value) -> Value {
     let inner = wrapper
         .get_mut("properties")
         .and_then(Value::as_object_mut)
-        .and_then(|p| p.remove(toolprism_core::dialect::mcp::WRAP_KEY));
+        .and_then(|p| p.remove(toolprism_provider::dialect::mcp::WRAP_KEY));
     let Some(mut inner) = inner else {
         return Value::Object(wrapper);
     };
-    let prefix = format!("#/properties/{}", toolprism_core::dialect::mcp::WRAP_KEY);
+    let prefix = format!(
+        "#/properties/{}",
+        toolprism_provider::dialect::mcp::WRAP_KEY
+    );
     rebase(&mut inner, &prefix, 0);
     if let Some(mut defs) = wrapper.remove("$defs") {
         rebase(&mut defs, &prefix, 0);
@@ -445,7 +448,7 @@ mod tests {
             json!({"oneOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#"}},
                 {"$ref": "#/$defs/Leaf"}], "$defs": {"Leaf": {"type": "object", "properties": {"up": {"$ref": "#"}}}}}),
         );
-        let (wrapped, was) = toolprism_core::dialect::mcp::output_schema(&def, "2025-11-25");
+        let (wrapped, was) = toolprism_provider::dialect::mcp::output_schema(&def, "2025-11-25");
         assert!(was);
         assert_eq!(unwrap_schema(wrapped), def.output_schema);
     }

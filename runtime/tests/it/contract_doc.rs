@@ -564,7 +564,7 @@ fn no_file_cites_a_path_outside_the_repository() {
     assert!(
         files
             .iter()
-            .any(|(rel, _)| rel == "core/src/dialect/dsh.rs")
+            .any(|(rel, _)| rel == "provider/src/dialect/dsh.rs")
             && files.iter().any(|(rel, _)| rel == "docs/contract.md")
             && files.iter().any(|(rel, _)| rel == "Cargo.toml"),
         "the walk reaches the sources: {} files",

@@ -53,7 +53,7 @@ use serde_json::{Map, Value, json};
 use super::Projected;
 
 use super::walk::{self, ANNOTATIONS, append_description, compact, split_type_array, types};
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 /// The string formats strict tool use supports.
 pub(crate) const STRICT_FORMATS: &[&str] = &[

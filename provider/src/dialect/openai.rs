@@ -65,7 +65,7 @@ use serde_json::{Map, Value, json};
 
 use super::Projected;
 use super::walk::{self, accepts_null, append_description, compact, types};
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 /// The string formats strict mode supports.
 pub(crate) const STRICT_FORMATS: &[&str] = &[

@@ -58,7 +58,7 @@ use super::Projected;
 use super::walk::compact;
 use super::walk::split_type_array;
 use super::walk::{self, append_description, disjoint, types};
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 /// The subset's types.
 pub(crate) const TYPES: &[&str] = &[

@@ -3,11 +3,13 @@
 
 use serde_json::{Map, Value};
 
+use toolprism_core::ArgumentDialect;
+
 use super::Dialect;
 use super::walk::{self, accepts_null, resolve};
 
 /// Arguments deeper than this are left as they are below it (the registry
-/// refuses arguments deeper than [`MAX_DEPTH`](crate) before this runs).
+/// refuses arguments deeper than [`MAX_DEPTH`](toolprism_core::MAX_DEPTH) before this runs).
 const MAX_RESTORE_DEPTH: usize = 160;
 /// At most this many `$ref`/`anyOf` steps resolve one schema position.
 const MAX_RESOLVE_STEPS: usize = 64;
@@ -54,6 +56,30 @@ pub fn restore_arguments(dialect: Dialect, input_schema: &Value, arguments: Valu
             arguments
         }
         _ => arguments,
+    }
+}
+
+/// A dialect is an [`ArgumentDialect`] of its own [name](Dialect::name):
+/// a call made with `CallOptions::with_dialect(Dialect::OpenAi)` has its
+/// arguments passed through [`restore_arguments`], and the session log
+/// records `"dialect":"openai"`.
+///
+/// ```
+/// use toolprism::ArgumentDialect;
+/// use toolprism::dialect::Dialect;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {"b": {"type": "integer"}}});
+/// assert_eq!(ArgumentDialect::name(&Dialect::OpenAi), "openai");
+/// assert_eq!(Dialect::OpenAi.restore(&schema, json!({"b": null})), json!({}));
+/// ```
+impl ArgumentDialect for Dialect {
+    fn name(&self) -> &str {
+        Dialect::name(*self)
+    }
+
+    fn restore(&self, input_schema: &Value, arguments: Value) -> Value {
+        restore_arguments(*self, input_schema, arguments)
     }
 }
 

@@ -17,15 +17,15 @@
 //!   (specification, *ToolAnnotations*), toolprism's are `false`, so
 //!   leaving them out would tell a client the opposite of what the tool
 //!   declared.
-//! - **Icon.** A tool's [`icon`](crate::ToolInfo::icon) (`#[tool(icon =
+//! - **Icon.** A tool's [`icon`](toolprism_core::ToolInfo::icon) (`#[tool(icon =
 //!   "…")]`) goes as `icons: [{src, mimeType?}]` (specification
 //!   2025-11-25, *Icon*; SEP-973), with the media type a `data:` URI
 //!   names; older clients ignore the field.
-//! - **Kind.** The tool's [`ToolKind`](crate::ToolKind) goes under the
+//! - **Kind.** The tool's [`ToolKind`](toolprism_core::ToolKind) goes under the
 //!   namespaced key `_meta["toolprism/kind"]` (specification, *General
 //!   fields → `_meta`*: keys carry a prefix; MCP has no tool kind).
 //! - **Task support.** A tool whose calls may run as tasks
-//!   ([`TaskSupport`](crate::TaskSupport), `#[tool(task = "optional")]`)
+//!   ([`TaskSupport`](toolprism_core::TaskSupport), `#[tool(task = "optional")]`)
 //!   says so under `_meta["toolprism/taskSupport"]` (`"optional"` or
 //!   `"required"`). Not as `execution.taskSupport`: that field belonged to
 //!   the tasks of protocol 2025-11-25, which the tasks extension of
@@ -77,7 +77,7 @@
 use serde_json::{Map, Value, json};
 
 use super::walk;
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 /// The first protocol version whose output schemas may have any root.
 pub const ANY_OUTPUT_ROOT: &str = "2026-07-28";
@@ -93,7 +93,7 @@ pub const META_KIND: &str = "toolprism/kind";
 /// so every `structuredContent`, is wrapped in an object.
 pub const META_WRAPPED: &str = "toolprism/wrapped";
 
-/// The `_meta` key naming a tool's [`TaskSupport`](crate::TaskSupport)
+/// The `_meta` key naming a tool's [`TaskSupport`](toolprism_core::TaskSupport)
 /// (`"optional"` or `"required"`), present only when calls may run as MCP
 /// tasks.
 pub const META_TASK_SUPPORT: &str = "toolprism/taskSupport";
@@ -156,13 +156,14 @@ pub fn output_schema(def: &ToolDefinition, protocol_version: &str) -> (Value, bo
 
 /// Whether `def` is listed with `outputSchema` and answers with
 /// `structuredContent`: every tool written in Rust is. A tool whose value
-/// is its content ([`content_value_schema`](crate::content_value_schema):
+/// is its content ([`content_value_schema`](toolprism_core::content_value_schema):
 /// a tool imported from a server that declares no output schema) and a
 /// dynamic tool that declares none (the schema `true`) are listed without
 /// it, and their results carry no `structuredContent`: the content is
 /// what they return.
 pub fn declares_output(def: &ToolDefinition) -> bool {
-    def.output_schema != Value::Bool(true) && def.output_schema != *crate::content_value_schema()
+    def.output_schema != Value::Bool(true)
+        && def.output_schema != *toolprism_core::content_value_schema()
 }
 
 /// Whether `def`'s output is wrapped as `{"value": …}` in `protocol_version`.
@@ -273,7 +274,7 @@ fn wrap_schema(mut schema: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ToolAnnotations, ToolKind};
+    use toolprism_core::{ToolAnnotations, ToolKind};
 
     fn def(output: Value) -> ToolDefinition {
         ToolDefinition {
@@ -334,8 +335,8 @@ mod tests {
                 .is_none()
         );
         for (support, word) in [
-            (crate::TaskSupport::Optional, "optional"),
-            (crate::TaskSupport::Required, "required"),
+            (toolprism_core::TaskSupport::Optional, "optional"),
+            (toolprism_core::TaskSupport::Required, "required"),
         ] {
             d.task = support;
             for version in ["2025-11-25", "2026-07-28"] {

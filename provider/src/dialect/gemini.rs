@@ -70,7 +70,7 @@ use serde_json::{Map, Value, json};
 use super::Projected;
 use super::walk::compact;
 use super::walk::{self, ANNOTATIONS, append_description, types};
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 /// Keywords `parametersJsonSchema` supports.
 const JSON_SUPPORTED: &[&str] = &[

@@ -3,7 +3,7 @@
 //!
 //! Every walker here carries a depth guard ([`MAX_SCHEMA_DEPTH`]): the
 //! schemas come from Rust types, but a hand-built or imported
-//! [`ToolDefinition`](crate::ToolDefinition) may hold anything.
+//! [`ToolDefinition`](toolprism_core::ToolDefinition) may hold anything.
 
 use serde_json::{Map, Value};
 

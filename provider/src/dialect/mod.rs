@@ -51,7 +51,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-use crate::ToolDefinition;
+use toolprism_core::ToolDefinition;
 
 pub mod anthropic;
 pub mod dsh;
@@ -239,7 +239,7 @@ impl std::error::Error for DialectError {}
 /// `def` in `dialect`'s request shape, or why it cannot be expressed.
 ///
 /// Every dialect needs an object root for the arguments (a model always
-/// sends a JSON object); [`Registry`](crate::Registry) guarantees it for
+/// sends a JSON object); [`Registry`](toolprism_core::Registry) guarantees it for
 /// registered tools, and a hand-built definition without one is refused.
 pub fn definition(dialect: Dialect, def: &ToolDefinition) -> Result<Projected, DialectError> {
     let root = def.input_schema.get("type").and_then(Value::as_str);
@@ -360,7 +360,7 @@ mod tests {
             description: "d".into(),
             input_schema: serde_json::json!({"type": "string"}),
             output_schema: serde_json::json!({}),
-            kind: crate::ToolKind::Other,
+            kind: toolprism_core::ToolKind::Other,
             annotations: Default::default(),
             task: Default::default(),
         };
