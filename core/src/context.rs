@@ -181,6 +181,9 @@ impl<'a> ToolContext<'a> {
             client: self.client.cloned(),
             caller: self.identity.cloned(),
             approval_timeout: self.approval_timeout,
+            // The body runs inside its call's span: its nested calls'
+            // spans are children of it, wherever they are made from.
+            span: Some(tracing::Span::current()).filter(|s| s.id().is_some()),
         }
     }
 
@@ -515,6 +518,8 @@ struct Inherited {
     /// cannot get around a policy by calling another (W3).
     caller: Option<Caller>,
     approval_timeout: Option<Duration>,
+    /// The parent call's `execute_tool` span.
+    span: Option<tracing::Span>,
 }
 
 impl Inherited {
@@ -531,6 +536,7 @@ impl Inherited {
         if let Some(timeout) = self.approval_timeout {
             options = options.with_approval_timeout(timeout);
         }
+        options.parent_span = self.span.clone();
         options
     }
 }

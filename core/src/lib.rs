@@ -2,8 +2,8 @@
 //!
 //! Tools ([`Tool`]), the [`Registry`] and its pipeline, the card
 //! vocabulary ([`card`]), results, policies, schemas, lossless JSON
-//! ([`lossless`]), the session [`log`], [`replay`] and [`spill`]. It depends
-//! on no edge (the provider dialects and the model loop, MCP, HTML, the
+//! ([`lossless`]), the session [`log`], [`replay`] and [`spill`], and the
+//! `execute_tool` span of every call ([`telemetry`]). It depends on no edge (the provider dialects and the model loop, MCP, HTML, the
 //! command line, Code Mode) and knows no provider; the edges are crates of
 //! their own that depend on this one's public API only.
 //!
@@ -32,6 +32,7 @@ pub mod replay;
 mod result;
 pub mod schema;
 pub mod spill;
+pub mod telemetry;
 pub mod testing;
 mod text;
 mod tool;

@@ -400,6 +400,7 @@ impl McpServer {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        span: tracing::Span,
     ) -> Result<CallToolResponse, ErrorData> {
         if request.request_state.is_some() || request.input_responses.is_some() {
             return self.resume(request, context).await;
@@ -412,8 +413,9 @@ impl McpServer {
             request.name.as_ref(),
             arguments_as_sent(&request, &context)?,
         );
-        // W3: the caller the HTTP transport verified, for policies and tools.
-        let mut options = crate::auth::with_caller(CallOptions::new(), &context);
+        // W3: the caller the HTTP transport verified, for policies and tools;
+        // and the request's span (`call_span`), the call's only one.
+        let mut options = crate::auth::with_caller(CallOptions::new().with_span(span), &context);
         if let Some(log) = &self.log {
             options = options.with_log(log.clone());
         }
@@ -691,28 +693,69 @@ fn progress_sink(
     }
 }
 
-/// The tracing span of a `tools/call`: the tool, the request id, and the
-/// W3C `traceparent` (and `tracestate`) the request's `_meta` carries.
+/// The one tracing span of a `tools/call`: the pipeline's `execute_tool`
+/// span (OpenTelemetry GenAI, see `toolprism_core::telemetry`), opened
+/// here with MCP's attributes added, and handed to the call
+/// ([`CallOptions::with_span`]) so the pipeline records its own fields into
+/// it instead of opening a second span (the MCP semantic conventions' rule
+/// when a GenAI instrumentation traces the tool). Its kind is `server`, as
+/// MCP's conventions have a server's span.
 ///
-/// The span records them as fields: a subscriber sees which trace the
-/// client's request belongs to. With the feature `otel`, the trace context
-/// they carry, read by OpenTelemetry's W3C TraceContext propagator, is
-/// also made the span's parent, so a tracing-opentelemetry layer exports
-/// the span as a child of the client's span, in the client's trace (a
-/// malformed `traceparent` gives no parent). Without a subscriber the span
-/// costs one interest check.
+/// MCP's fields: `mcp.method.name` (`tools/call`), `mcp.protocol.version`
+/// (the negotiated one), `mcp.session.id` (the `Mcp-Session-Id`, over
+/// HTTP), `jsonrpc.request.id`, `network.transport` (`tcp` over HTTP,
+/// `pipe` over stdio), and the W3C `traceparent` (and `tracestate`) the
+/// request's `_meta` carries. With the feature `otel`, that trace context,
+/// read by OpenTelemetry's W3C TraceContext propagator, is also made the
+/// span's parent, so a tracing-opentelemetry layer exports the span as a
+/// child of the client's span, in the client's trace (a malformed
+/// `traceparent` gives no parent). Without a subscriber the span costs one
+/// interest check.
 fn call_span(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> tracing::Span {
+    use tracing::field::Empty;
     let span = tracing::info_span!(
-        "tools/call",
-        tool = %request.name,
-        request_id = %context.id,
-        traceparent = tracing::field::Empty,
-        tracestate = tracing::field::Empty,
+        "execute_tool",
+        otel.name = Empty,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        gen_ai.operation.name = toolprism_core::telemetry::EXECUTE_TOOL,
+        gen_ai.tool.name = %request.name,
+        gen_ai.tool.call.id = Empty,
+        gen_ai.tool.type = toolprism_core::telemetry::TOOL_TYPE_FUNCTION,
+        gen_ai.tool.description = Empty,
+        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.result = Empty,
+        error.type = Empty,
+        mcp.method.name = "tools/call",
+        mcp.protocol.version = Empty,
+        mcp.session.id = Empty,
+        jsonrpc.request.id = %context.id,
+        network.transport = Empty,
+        traceparent = Empty,
+        tracestate = Empty,
     );
     if !span.is_disabled() {
+        span.record(
+            toolprism_core::telemetry::OTEL_NAME,
+            format!("execute_tool {}", request.name),
+        );
+        if let Some(version) = context.protocol_version() {
+            span.record("mcp.protocol.version", version.as_str());
+        }
+        let http = context.extensions.get::<http::request::Parts>();
+        span.record(
+            "network.transport",
+            if http.is_some() { "tcp" } else { "pipe" },
+        );
+        if let Some(session) = http
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+        {
+            span.record("mcp.session.id", session);
+        }
         let traceparent = context.meta.get_traceparent();
         let tracestate = context.meta.get_tracestate();
         if let Some(traceparent) = traceparent {
@@ -838,7 +881,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = call_span(&request, &context);
-        self.answer_call(request, context).instrument(span).await
+        self.answer_call(request, context, span.clone())
+            .instrument(span)
+            .await
     }
 
     // The tasks extension (W10; see `handler/tasks.rs`).

@@ -146,7 +146,7 @@
 //! | [`ToolContext::sample`](toolprism_core::ToolContext::sample) | `sampling/createMessage` to a client that declared `sampling`; else `CLIENT_UNAVAILABLE` at once |
 //! | [`ToolContext::elicit`](toolprism_core::ToolContext::elicit) | `elicitation/create`, form mode, the schema as the tool wrote it, to a client that declared `elicitation` (form); else `CLIENT_UNAVAILABLE` at once |
 //! | a call that needs approval ([`PreDecision::Ask`](toolprism_core::PreDecision::Ask), `#[tool(approval = …)]`) | an `elicitation/create` with the question and one boolean field, `approve`; a client that cannot elicit gets `NOT_APPROVED` at once |
-//! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `tools/call` tracing span; with the feature `otel`, also the span's parent for OpenTelemetry (see [Logging](#logging)) |
+//! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `execute_tool` tracing span; with the feature `otel`, also the span's parent for OpenTelemetry (see [Logging](#logging)) |
 //! | `initialize` with `capabilities.extensions["io.modelcontextprotocol/ui"]` (MCP Apps; `mimeTypes`, when listed, including `text/html;profile=mcp-app`), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the answer declares the extension and `resources`; every `tools/list` entry carries `_meta.ui.resourceUri = "ui://toolprism/card"`; `resources/list` holds that card app and `resources/read` returns it ([`toolprism_html::card_app`]); every result carries its cards drawn for the app under `_meta["toolprism/view"]` ([`toolprism_html::card_view`]). Other clients get none of it |
 //! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
 //!
@@ -351,10 +351,16 @@
 //!
 //! stdout carries only protocol messages. rmcp reports through `tracing`;
 //! install a subscriber writing to stderr to see it. Each `tools/call` runs
-//! in a `tools/call` span with fields `tool`, `request_id` and, when the
-//! request's `_meta` carries them, `traceparent` and `tracestate` (W3C
-//! Trace Context, SEP-414). That records which trace the client's request
-//! belongs to. With the feature **`otel`** (off by default), the trace
+//! in one span: the pipeline's `execute_tool` span (OpenTelemetry GenAI,
+//! [`toolprism_core::telemetry`]), opened by the server with MCP's
+//! attributes added, so no second span wraps the tool (the MCP semantic
+//! conventions' rule), of kind `server`: `mcp.method.name` (`tools/call`),
+//! `mcp.protocol.version`, `mcp.session.id` (over HTTP),
+//! `jsonrpc.request.id`, `network.transport` (`tcp` or `pipe`) and, when
+//! the request's `_meta` carries them, `traceparent` and `tracestate` (W3C
+//! Trace Context, SEP-414), beside the pipeline's `gen_ai.*` fields and
+//! `error.type`. That records which trace the client's request belongs
+//! to. With the feature **`otel`** (off by default), the trace
 //! context they carry, read by OpenTelemetry's W3C TraceContext
 //! propagator, is also made the span's parent
 //! (`tracing_opentelemetry::OpenTelemetrySpanExt::set_parent`), so a

@@ -1,7 +1,8 @@
 //! The W3C `traceparent` (and `tracestate`) of a `tools/call`'s `_meta`
-//! lands on the call's `tools/call` tracing span, with the tool's name and
-//! the request id; a call without them records neither. A subscriber of
-//! this file's own keeps every span's fields.
+//! lands on the call's one tracing span, the pipeline's `execute_tool`
+//! span with MCP's attributes added (the tool's name, the request id); a
+//! call without them records neither. A subscriber of this file's own
+//! keeps every span's fields.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,7 +34,7 @@ impl Tool for Ping {
     }
 }
 
-/// The fields of every span named `tools/call`, by span id.
+/// The fields of every span named `execute_tool`, by span id.
 #[derive(Clone, Default)]
 struct Spans {
     next: Arc<AtomicU64>,
@@ -57,7 +58,7 @@ impl Subscriber for Spans {
     }
     fn new_span(&self, span: &Attributes<'_>) -> Id {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        if span.metadata().name() == "tools/call" {
+        if span.metadata().name() == "execute_tool" {
             let mut fields = BTreeMap::new();
             span.record(&mut Fields(&mut fields));
             self.calls.lock().unwrap().insert(id, fields);
@@ -121,17 +122,20 @@ fn a_calls_traceparent_is_recorded_on_its_span() {
     });
     let calls: Vec<BTreeMap<String, String>> =
         spans.calls.lock().unwrap().values().cloned().collect();
+    // One span per call: the server opens it, the pipeline fills it.
     assert_eq!(calls.len(), 2, "{calls:#?}");
     let traced = calls
         .iter()
-        .find(|c| c.get("request_id").map(String::as_str) == Some("2"));
+        .find(|c| c.get("jsonrpc.request.id").map(String::as_str) == Some("2"));
     let traced = traced.unwrap_or_else(|| panic!("no span for request 2: {calls:#?}"));
-    assert_eq!(traced["tool"], "ping");
+    assert_eq!(traced["gen_ai.tool.name"], "ping");
+    assert_eq!(traced["mcp.method.name"], "tools/call");
+    assert!(traced["gen_ai.tool.call.id"].ends_with(":2"), "{traced:#?}");
     assert_eq!(traced["traceparent"], traceparent);
     assert_eq!(traced["tracestate"], "vendor=1");
     let plain = calls
         .iter()
-        .find(|c| c.get("request_id").map(String::as_str) == Some("3"))
+        .find(|c| c.get("jsonrpc.request.id").map(String::as_str) == Some("3"))
         .expect("a span for request 3");
     assert!(!plain.contains_key("traceparent"), "{plain:#?}");
 }

@@ -52,6 +52,8 @@ pub(super) struct Settings {
     pub(super) spill: Option<SpillStore>,
     pub(super) spill_budget: usize,
     pub(super) approval_timeout: Duration,
+    /// Record arguments and results on the `execute_tool` spans.
+    pub(super) trace_content: bool,
 }
 
 /// How long a call waits for a person's approval unless set: 2 minutes.
@@ -106,6 +108,7 @@ impl RegistryBuilder {
                 spill: None,
                 spill_budget: DEFAULT_SPILL_BUDGET,
                 approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
+                trace_content: false,
             },
         }
     }
@@ -303,6 +306,22 @@ impl RegistryBuilder {
     /// wins.
     pub fn approval_timeout(mut self, timeout: Duration) -> Self {
         self.settings.approval_timeout = timeout;
+        self
+    }
+
+    /// Records each call's arguments (as the model sent them) and each
+    /// success's content (what the model reads, as JSON) on its
+    /// `execute_tool` span, as `gen_ai.tool.call.arguments` and
+    /// `gen_ai.tool.call.result`, each cut at 16 KiB ([`telemetry`](crate::telemetry)).
+    /// Off by default: they may hold what a user would not want in a
+    /// trace. The value is never recorded.
+    ///
+    /// ```
+    /// let registry = toolprism::Registry::builder().trace_content(true).build().unwrap();
+    /// # let _ = registry;
+    /// ```
+    pub fn trace_content(mut self, on: bool) -> Self {
+        self.settings.trace_content = on;
         self
     }
 

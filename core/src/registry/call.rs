@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
+use tracing::Span;
 
 use crate::argument_dialect::ArgumentDialect;
 use crate::caller::Caller;
@@ -73,6 +74,10 @@ pub struct CallOptions {
     pub(crate) client: Option<Arc<dyn Client>>,
     pub(crate) caller: Option<Caller>,
     pub(crate) approval_timeout: Option<Duration>,
+    /// The transport's `execute_tool` span for this call.
+    pub(crate) span: Option<Span>,
+    /// The span of the call this nested call is made for.
+    pub(crate) parent_span: Option<Span>,
 }
 
 impl CallOptions {
@@ -177,6 +182,31 @@ impl CallOptions {
         self
     }
 
+    /// The call's `execute_tool` span, opened by a transport that traces
+    /// the request with attributes of its own (the MCP server's `mcp.*`):
+    /// the pipeline records its fields into it instead of opening a second
+    /// span ([`telemetry`](crate::telemetry)). It must declare every field
+    /// of [`telemetry::FIELDS`](crate::telemetry::FIELDS), and carries
+    /// `gen_ai.operation.name`, `gen_ai.tool.name` and `gen_ai.tool.type`
+    /// from its creation.
+    ///
+    /// ```
+    /// use tracing::field::Empty;
+    /// let span = tracing::info_span!("execute_tool",
+    ///     otel.name = "execute_tool ping", otel.kind = "server", otel.status_code = Empty,
+    ///     gen_ai.operation.name = "execute_tool", gen_ai.tool.name = "ping",
+    ///     gen_ai.tool.call.id = Empty, gen_ai.tool.type = "function",
+    ///     gen_ai.tool.description = Empty, gen_ai.tool.call.arguments = Empty,
+    ///     gen_ai.tool.call.result = Empty, error.type = Empty,
+    ///     rpc.system = "jsonrpc");
+    /// let options = toolprism::CallOptions::new().with_span(span);
+    /// # let _ = options;
+    /// ```
+    pub fn with_span(mut self, span: Span) -> Self {
+        self.span = Some(span);
+        self
+    }
+
     /// The approval timeout of
     /// [`with_approval_timeout`](Self::with_approval_timeout), when set.
     pub fn approval_timeout(&self) -> Option<Duration> {
@@ -241,6 +271,7 @@ impl fmt::Debug for CallOptions {
             .field("client", &self.client.is_some())
             .field("caller", &self.caller)
             .field("approval_timeout", &self.approval_timeout)
+            .field("span", &self.span)
             .finish()
     }
 }
@@ -255,4 +286,6 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     client: None,
     caller: None,
     approval_timeout: None,
+    span: None,
+    parent_span: None,
 };

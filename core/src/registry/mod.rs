@@ -514,7 +514,12 @@ impl Registry {
     ) -> Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>> {
         match self.look_up(&call.name, call.origin) {
             Some(tool) => tool.run(self, call),
-            None => Box::pin(async move { self.unknown_tool(call) }),
+            None => Box::pin(async move {
+                let span = call.span(self, None);
+                let outcome = span.in_scope(|| self.unknown_tool(call));
+                crate::telemetry::close(&span, &outcome, self.inner.settings.trace_content);
+                outcome
+            }),
         }
     }
 

@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, Span};
 
 use super::Registry;
 use super::arguments::{Arguments, read_arguments};
@@ -64,6 +65,7 @@ use crate::result::{
 };
 use crate::schema::violations;
 use crate::spill::spill_content;
+use crate::telemetry;
 use crate::text::cap;
 
 /// Where a call comes from.
@@ -114,6 +116,23 @@ impl<'a> Call<'a> {
     /// ([`CallOptions::with_log`]), else the registry's.
     pub(super) fn log<'s>(&'s self, settings: &'s Settings) -> Option<&'s SessionLog> {
         log_of(self.options, settings)
+    }
+
+    /// The call's `execute_tool` span ([`telemetry`]): the transport's, or
+    /// a new one under the parent call's.
+    pub(super) fn span(&self, registry: &Registry, description: Option<&str>) -> Span {
+        let traced = registry.inner.settings.trace_content;
+        let logged = traced.then(|| self.args.logged());
+        telemetry::open(
+            telemetry::Opening {
+                name: &self.name,
+                call_id: &self.id,
+                description,
+                arguments: logged.as_deref(),
+            },
+            self.options.span.as_ref(),
+            self.options.parent_span.as_ref(),
+        )
     }
 
     /// Step 0, for every origin: the call goes to its session log before
@@ -243,6 +262,17 @@ impl<T: Kernel> Entry<T> {
     /// [`Ready::finish`], so the future holds no more than a [`Ready`]
     /// call and `execute`'s own future.
     pub(super) async fn pipeline(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
+        let span = call.span(
+            registry,
+            Some(&super::entry::DynTool::definition(self).description),
+        );
+        let outcome = self.steps(registry, call).instrument(span.clone()).await;
+        telemetry::close(&span, &outcome, registry.inner.settings.trace_content);
+        outcome
+    }
+
+    /// Steps 2–10, inside the call's span.
+    async fn steps(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
         let mut ready = match self.prepare(registry, call) {
             Prepared::Ready(ready) => ready,
             Prepared::Ended(outcome) => return outcome,
@@ -615,7 +645,10 @@ impl<T: Kernel> Run<'_, T> {
             let client = self.options.client.clone();
             let caller = self.options.caller.clone();
             let approval_timeout = self.options.approval_timeout;
+            // The call's span, so the body's nested calls are its children.
+            let span = Span::current();
             move || {
+                let _entered = span.enter();
                 let cx = ToolContext::new(
                     &registry,
                     &id,
