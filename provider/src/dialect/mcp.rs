@@ -277,20 +277,15 @@ mod tests {
     use toolprism_core::{ToolAnnotations, ToolKind};
 
     fn def(output: Value) -> ToolDefinition {
-        ToolDefinition {
-            icon: None,
-            name: "t".into(),
-            title: Some("T".into()),
-            description: "d".into(),
-            input_schema: json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
-            output_schema: output,
-            kind: ToolKind::Search,
-            annotations: ToolAnnotations {
-                read_only: true,
-                ..ToolAnnotations::NONE
-            },
-            task: Default::default(),
-        }
+        ToolDefinition::new(
+            "t",
+            "d",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+            output,
+        )
+        .with_title("T")
+        .with_kind(ToolKind::Search)
+        .with_annotations(ToolAnnotations::NONE.with_read_only(true))
     }
 
     #[test]

@@ -353,17 +353,12 @@ mod tests {
 
     #[test]
     fn a_non_object_root_is_refused_by_every_dialect() {
-        let def = ToolDefinition {
-            icon: None,
-            name: "t".into(),
-            title: None,
-            description: "d".into(),
-            input_schema: serde_json::json!({"type": "string"}),
-            output_schema: serde_json::json!({}),
-            kind: toolprism_core::ToolKind::Other,
-            annotations: Default::default(),
-            task: Default::default(),
-        };
+        let def = ToolDefinition::new(
+            "t",
+            "d",
+            serde_json::json!({"type": "string"}),
+            serde_json::json!({}),
+        );
         for d in Dialect::ALL {
             let e = definition(d, &def).unwrap_err();
             assert_eq!(e.tool(), "t");
