@@ -247,7 +247,7 @@ const WIDTH: usize = 160;
 
 /// The call as the showcase shows it: the model's view, the value, the
 /// meta, and both cards.
-fn show(
+pub(crate) fn show(
     out: &mut dyn Write,
     registry: &Registry,
     name: &str,

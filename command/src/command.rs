@@ -38,6 +38,10 @@ pub(crate) enum Command {
     /// Serve the tools over the Model Context Protocol (stdio or Streamable HTTP).
     #[cfg(feature = "mcp")]
     Serve(serve::ServeArgs),
+    /// Run the tools in a loop with a model API: anthropic, openai-chat,
+    /// openai-responses or gemini (every call drawn as `call` draws it).
+    #[cfg(feature = "agent")]
+    Agent(crate::agent::AgentArgs),
     /// Print the TypeScript SDK a Code Mode program is written against (run_code's description).
     #[cfg(feature = "code")]
     Sdk(sdk::SdkArgs),
@@ -69,6 +73,8 @@ impl Command {
             Command::Schema(args) => schema::run(registry, &args, &mut out),
             Command::Call(args) => call::run(registry, args, runtime, &mut out),
             Command::Replay(args) => replay::run(registry, &args, &mut out),
+            #[cfg(feature = "agent")]
+            Command::Agent(args) => crate::agent::run(registry, args, runtime, &mut out),
             #[cfg(feature = "code")]
             Command::Sdk(args) => sdk::run(registry, &args, &mut out),
             #[cfg(feature = "mcp")]

@@ -107,6 +107,8 @@
 //! `error: …` line), `panic` (the one-line panic hook), and the helpers
 //! `progress`, `table` and `text`.
 
+#[cfg(feature = "agent")]
+pub mod agent;
 mod builder;
 mod call;
 mod command;

@@ -24,6 +24,7 @@
 
 pub mod database;
 pub mod http_server;
+pub mod model_server;
 pub mod showcase;
 mod text;
 pub mod tools;

@@ -181,6 +181,11 @@ impl Run {
         self.messages
     }
 
+    /// Takes every call, in order, with its outcome.
+    pub fn into_calls(self) -> Vec<LoopCall> {
+        self.calls
+    }
+
     /// The model requests made.
     pub fn turns(&self) -> usize {
         self.turns

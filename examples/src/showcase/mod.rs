@@ -56,7 +56,7 @@ under --root).";
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
     /// Run one scenario: read, grep, glob, bash, sandbox, edit, web_fetch, sql_query,
-    /// third-party, render-panic, redaction
+    /// third-party, render-panic, redaction, code-mode, agent
     #[arg(long, value_name = "NAME", value_parser = scenario)]
     pub scenario: Option<String>,
     /// Print one JSON object per call on stdout ({scenario, callId, callCard,
@@ -280,6 +280,13 @@ pub async fn run(
                 print_program(out, &registries.main)?;
             }
         }
+        if scenario.name == "agent" {
+            let (agent_records, agent_failures) =
+                run_agent(&registries.main, scenario, &log_path, options.json, out).await?;
+            failures.extend(agent_failures);
+            records.extend(agent_records);
+            continue;
+        }
         for (i, call) in scenario.calls.iter().enumerate() {
             let call_id = format!("{}-{}", scenario.name, i + 1);
             let arguments = call.args.to_string();
@@ -353,6 +360,118 @@ pub async fn run(
         }
     }
     Ok(failures.is_empty())
+}
+
+/// The `agent` scenario: the loop against the scripted model on loopback,
+/// each of its calls checked and drawn like a scenario's call.
+async fn run_agent(
+    registry: &Registry,
+    scenario: &Scenario,
+    log_path: &Path,
+    json: bool,
+    out: &mut dyn Write,
+) -> io::Result<(Vec<Record>, Vec<String>)> {
+    use toolprism::cli::agent::HttpModel;
+    use toolprism::provider::{Agent, End, Provider};
+
+    let server = crate::model_server::ModelServer::start()?;
+    let model = HttpModel::new(Provider::Anthropic, server.url())
+        .with_header("anthropic-version", "2023-06-01")
+        .with_body(json!({"model": "showcase-scripted", "max_tokens": 1024}));
+    let prompt = Provider::Anthropic
+        .user_message("What does the first Rust file of the workspace start with?");
+    let before = file_len(log_path);
+    let mut failures = Vec::new();
+    let run = match Agent::new(registry, Provider::Anthropic)
+        .run(&model, vec![prompt])
+        .await
+    {
+        Ok(run) => run,
+        Err(e) => {
+            failures.push(format!("agent: the loop failed: {e}"));
+            e.into_run()
+        }
+    };
+    let persisted = appended_lines(log_path, before)?;
+    if run.end() != &End::Answered || run.turns() != 3 {
+        failures.push(format!(
+            "agent: expected an answer after 3 turns, got {:?} after {}",
+            run.end(),
+            run.turns()
+        ));
+    }
+    let answer = run.text().to_owned();
+    if !answer.starts_with("The first line I read: ")
+        || answer.len() <= "The first line I read: ".len()
+    {
+        failures.push(format!(
+            "agent: the answer does not quote the file: {answer:?}"
+        ));
+    }
+    let messages = run.messages().len();
+    let calls = run.into_calls();
+    if calls.len() != scenario.calls.len() {
+        failures.push(format!(
+            "agent: expected {} calls, the model made {}",
+            scenario.calls.len(),
+            calls.len()
+        ));
+    }
+    let mut records = Vec::new();
+    for (made, planned) in calls.into_iter().zip(&scenario.calls) {
+        if made.call.name != planned.tool {
+            failures.push(format!(
+                "agent: expected a call to {}, got {}",
+                planned.tool, made.call.name
+            ));
+        }
+        let id = json_escaped(&format!("\"callId\":\"{}\"", made.call.id));
+        let record = Record {
+            scenario: scenario.name,
+            call_id: made.call.id.clone(),
+            outcome: made.outcome,
+            persisted: persisted
+                .iter()
+                .filter(|l| {
+                    l.contains(&format!("\"callId\":\"{}\"", made.call.id)) || l.contains(&id)
+                })
+                .cloned()
+                .collect(),
+            expect: planned.expect.clone(),
+        };
+        let problems = check_call(&record);
+        if json {
+            writeln!(out, "{}", json_line(&record))?;
+        } else {
+            print_call(
+                out,
+                registry,
+                planned,
+                &made.call.arguments,
+                &record,
+                &problems,
+            )?;
+        }
+        failures.extend(
+            problems
+                .into_iter()
+                .map(|p| format!("{}: {p}", record.call_id)),
+        );
+        records.push(record);
+    }
+    if !json {
+        writeln!(out)?;
+        labelled(out, "answer", &answer)?;
+        labelled(
+            out,
+            "turns",
+            &format!(
+                "3 requests to {}; {messages} messages in the conversation",
+                server.url()
+            ),
+        )?;
+    }
+    Ok((records, failures))
 }
 
 fn file_len(path: &Path) -> u64 {

@@ -24,7 +24,8 @@ pub(crate) struct Summary {
 
 /// Keys a `tool/result` event may have: what a presenter may see, and no more.
 const RESULT_KEYS: [&str; 6] = ["type", "callId", "content", "isError", "error", "meta"];
-const CALL_KEYS: [&str; 4] = ["type", "callId", "name", "arguments"];
+/// `dialect` when the call came in a provider's dialect (the agent loop's).
+const CALL_KEYS: [&str; 5] = ["type", "callId", "name", "arguments", "dialect"];
 /// A program's calls also name the call that ran the program.
 const NESTED_RESULT_KEYS: [&str; 7] = [
     "type",

@@ -112,7 +112,7 @@ console.log(`${rust.paths.length} Rust files, ${todos.matches.length} TODOs`);
 return { todos: todos.matches.length, late, first: first.path, lines: first.lines.map((l) => l.text) };"#;
 
 /// The names of every scenario, in order.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "read",
     "grep",
     "glob",
@@ -125,6 +125,7 @@ pub const NAMES: [&str; 12] = [
     "render-panic",
     "redaction",
     "code-mode",
+    "agent",
 ];
 
 /// Every scenario, in order, over `fixtures`.
@@ -349,6 +350,7 @@ pub fn all(fixtures: &Fixtures) -> Vec<Scenario> {
                 ],
             )],
         },
+        agent(),
     ]
 }
 
@@ -429,6 +431,38 @@ fn sandbox(fixtures: &Fixtures) -> Scenario {
                 note: "read-only: the file tools refuse too, with their own code",
                 expect: vec![Error("SANDBOX_DENIED")],
             },
+        ],
+    }
+}
+
+/// The `agent` scenario: a scripted model (Anthropic's Messages API, on
+/// loopback: `model_server.rs`) drives the calls through
+/// `toolprism::provider::Agent`. Its calls are the model's, in order; the
+/// arguments here are what the script asks for.
+fn agent() -> Scenario {
+    use Expect::*;
+    Scenario {
+        name: "agent",
+        about: "a model's loop: its tool_use blocks read, run through the pipeline, answered as tool_result blocks",
+        calls: vec![
+            call(
+                "glob",
+                json!({"pattern": "src/**/*.rs"}),
+                "turn 1, with grep: two read-only calls run together",
+                vec![Success, ResultCard("search")],
+            ),
+            call(
+                "grep",
+                json!({"pattern": "TODO"}),
+                "turn 1: the results go back in one user message, tool_result blocks first",
+                vec![Success, ResultCard("search")],
+            ),
+            call(
+                "read",
+                json!({"path": "<the first file glob found>", "limit": 3}),
+                "turn 2: the model chose the path from the glob result it read",
+                vec![Success, ResultCard("read")],
+            ),
         ],
     }
 }

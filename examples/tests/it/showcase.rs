@@ -62,7 +62,7 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("all checks passed: 25 calls in 12 scenarios"),
+        stdout.contains("all checks passed: 28 calls in 13 scenarios"),
         "{stdout}"
     );
     assert!(!stdout.contains("checks    ✗"), "{stdout}");
@@ -72,7 +72,7 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
     // The log is where it said, and holds no value.
     let text = std::fs::read_to_string(&log).unwrap();
     // Two events a call, and two for each of the program's three calls.
-    assert_eq!(text.lines().count(), 56);
+    assert_eq!(text.lines().count(), 62);
     assert!(!text.contains("\"value\""));
     assert!(!text.contains("GREP-VALUE-ONLY-200"));
     assert!(stdout.contains(&log));
