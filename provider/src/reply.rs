@@ -372,3 +372,164 @@ fn gemini(said: &[Said<'_>]) -> Value {
         .collect();
     json!({"role": "user", "parts": parts})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolprism::{EmbeddedResource, Registry, ToolCall, ToolError, tool};
+
+    #[derive(Clone, serde::Deserialize, schemars::JsonSchema)]
+    struct Kind {
+        kind: String,
+    }
+
+    /// Returns one block of the asked kind.
+    #[tool(read_only)]
+    impl MediaTool {
+        fn execute(args: Kind) -> Result<String, ToolError> {
+            if args.kind == "fail" {
+                return Err(ToolError::new("the disk is gone").with_code("DISK_GONE"));
+            }
+            Ok(args.kind)
+        }
+        fn render(_: &Kind, kind: &String) -> Vec<ContentBlock> {
+            let block = match kind.as_str() {
+                "image" => ContentBlock::Image {
+                    mime_type: "image/png".into(),
+                    data: "iVBORw0KGgo=".into(),
+                },
+                "audio" => ContentBlock::Audio {
+                    mime_type: "audio/wav".into(),
+                    data: "UklGRg==".into(),
+                },
+                "pdf" => ContentBlock::Resource {
+                    resource: EmbeddedResource::blob("file:///r/report.pdf", "JVBERi0=")
+                        .with_mime_type("application/pdf"),
+                },
+                _ => ContentBlock::text(format!("a {kind}")),
+            };
+            vec![ContentBlock::text("here:"), block]
+        }
+    }
+    struct MediaTool;
+
+    fn results(kinds: &[&str]) -> Vec<(ModelCall, ToolOutcome)> {
+        let registry = Registry::builder().tool(MediaTool).build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        kinds
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| {
+                let args = format!(r#"{{"kind":"{kind}"}}"#);
+                let call = ModelCall::new(format!("c{i}"), "media", args.clone());
+                let outcome =
+                    rt.block_on(registry.call(ToolCall::new(format!("c{i}"), "media", args)));
+                (call, outcome)
+            })
+            .collect()
+    }
+
+    fn written(provider: Provider, kinds: &[&str]) -> Vec<Value> {
+        provider
+            .write_results(&results(kinds), provider.accepts())
+            .iter()
+            .map(|m| serde_json::from_str(m.get()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn every_result_says_its_error_code() {
+        let a = written(Provider::Anthropic, &["fail"]);
+        assert_eq!(a[0]["content"][0]["is_error"], true);
+        assert!(
+            a[0]["content"][0]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Error [DISK_GONE]: ")
+        );
+        for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+            let m = written(provider, &["fail"]);
+            let text = m[0]
+                .get("content")
+                .or(m[0].get("output"))
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(
+                text.starts_with("Error [DISK_GONE]: "),
+                "{provider}: {text}"
+            );
+            assert!(text.contains("the disk is gone"), "{text}");
+        }
+        let g = written(Provider::Gemini, &["fail"]);
+        assert_eq!(
+            g[0]["parts"][0]["functionResponse"]["response"]["error"]["code"],
+            "DISK_GONE"
+        );
+    }
+
+    #[test]
+    fn what_a_provider_cannot_carry_becomes_a_line_saying_so() {
+        for provider in Provider::ALL {
+            let text = serde_json::to_string(&written(provider, &["audio"])).unwrap();
+            assert!(
+                text.contains("audio (audio/wav, 6 bytes) was left out"),
+                "{provider}: {text}"
+            );
+            assert!(
+                !text.contains("UklGRg=="),
+                "{provider}: the audio itself never goes: {text}"
+            );
+        }
+        let chat = written(Provider::OpenAiChat, &["image", "pdf", "text"]);
+        assert_eq!(
+            chat.len(),
+            4,
+            "three tool messages, then the images in a user message"
+        );
+        assert!(
+            chat[0]["content"]
+                .as_str()
+                .unwrap()
+                .contains("[image 1 (image/png) is in the next user message]")
+        );
+        assert!(
+            chat[1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("the resource file:///r/report.pdf")
+        );
+        assert_eq!(chat[3]["role"], "user");
+        assert_eq!(
+            chat[3]["content"][1]["image_url"]["url"],
+            "data:image/png;base64,iVBORw0KGgo="
+        );
+        let anthropic = written(Provider::Anthropic, &["image", "pdf"]);
+        assert_eq!(anthropic[0]["content"][0]["content"][1]["type"], "image");
+        assert_eq!(anthropic[0]["content"][1]["content"][1]["type"], "document");
+        let responses = written(Provider::OpenAiResponses, &["image", "pdf"]);
+        assert_eq!(responses[0]["output"][1]["type"], "input_image");
+        assert_eq!(responses[1]["output"][1]["type"], "input_file");
+        let gemini = written(Provider::Gemini, &["image"]);
+        let part = &gemini[0]["parts"][0]["functionResponse"];
+        assert_eq!(part["parts"][0]["inlineData"]["mimeType"], "image/png");
+        assert_eq!(part["id"], "c0", "the call's own id answers it: {part}");
+    }
+
+    #[test]
+    fn anthropic_answers_every_call_in_one_message_results_first() {
+        let m = written(Provider::Anthropic, &["text", "fail", "image"]);
+        assert_eq!(m.len(), 1);
+        let ids: Vec<&str> = m[0]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["tool_use_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["c0", "c1", "c2"]);
+    }
+}

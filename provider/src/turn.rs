@@ -162,7 +162,8 @@ impl Provider {
 }
 
 fn parse<'a, T: Deserialize<'a>>(text: &'a str, what: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|e| format!("{what}: {e} (in {})", quote(text)))
+    serde_json::from_str(text)
+        .map_err(|e| format!("{what}: {} (in {})", quote(&e.to_string()), quote(text)))
 }
 
 fn raw(text: String) -> Box<RawValue> {
@@ -568,4 +569,113 @@ fn gemini(response: &str, turn: usize) -> Result<Turn, String> {
         stop,
         text,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_provider_reads_its_calls_and_echoes_the_turn_verbatim() {
+        let anthropic = r#"{"type":"message","role":"assistant","stop_reason":"tool_use","content":[{"type":"thinking","thinking":"hm","signature":"c2ln"},{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"x"}},{"type":"tool_use","id":"toolu_1","name":"read","input":{"b": 1.50, "a":"é"}}]}"#;
+        let turn = Provider::Anthropic.read_turn(anthropic, 0).unwrap();
+        assert_eq!(turn.calls.len(), 1, "the server tool is not ours to answer");
+        assert_eq!(turn.calls[0].arguments, r#"{"b": 1.50, "a":"é"}"#);
+        let content =
+            &anthropic[anthropic.find(r#"[{"type":"thinking""#).unwrap()..anthropic.len() - 1];
+        assert_eq!(
+            turn.echo[0].get(),
+            format!(r#"{{"role":"assistant","content":{content}}}"#)
+        );
+
+        let responses = r#"{"status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"},{"type":"function_call","id":"fc_1","call_id":"call_9","name":"read","arguments":"{\"path\":\"a\"}"}]}"#;
+        let turn = Provider::OpenAiResponses.read_turn(responses, 0).unwrap();
+        assert_eq!(turn.calls[0].id, "call_9", "call_id, never the item's id");
+        assert_eq!(turn.echo.len(), 2);
+        assert_eq!(
+            turn.echo[0].get(),
+            r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"}"#
+        );
+
+        let gemini = r#"{"candidates":[{"finishReason":"STOP","content":{"role":"model","parts":[{"functionCall":{"name":"read","args":{"path":"a"}},"thoughtSignature":"c2ln"},{"functionCall":{"name":"grep","args":{}}}]}}]}"#;
+        let turn = Provider::Gemini.read_turn(gemini, 3).unwrap();
+        assert_eq!(turn.stop, Stop::ToolCalls);
+        assert_eq!(
+            (turn.calls[0].id.as_str(), turn.calls[0].wire_id.as_deref()),
+            ("gemini-3-0", None)
+        );
+        assert_eq!(turn.calls[1].id, "gemini-3-1");
+        assert!(turn.echo[0].get().contains(r#""thoughtSignature":"c2ln""#));
+
+        let chat = r#"{"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]}}]}"#;
+        let turn = Provider::OpenAiChat.read_turn(chat, 0).unwrap();
+        assert_eq!(turn.calls[0].arguments, r#"{"path":"a"}"#);
+        let echo = turn.echo[0].get();
+        assert!(
+            !echo.contains("annotations") && !echo.contains("null"),
+            "{echo}"
+        );
+        assert!(echo.contains(r#""tool_calls":[{"id":"call_1""#), "{echo}");
+    }
+
+    #[test]
+    fn openai_arguments_stay_the_text_the_model_sent() {
+        for args in [r#"{"a":1,"a":2}"#, "{not json", r#"{"x":-0.0}"#, ""] {
+            let body = serde_json::json!({"choices":[{"message":{"role":"assistant",
+                "tool_calls":[{"id":"c","type":"function","function":{"name":"t","arguments":args}}]}}]});
+            let turn = Provider::OpenAiChat
+                .read_turn(&body.to_string(), 0)
+                .unwrap();
+            assert_eq!(turn.calls[0].arguments, args);
+        }
+    }
+
+    #[test]
+    fn an_anthropic_input_nested_100000_deep_is_read_not_refused() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let body = format!(
+            r#"{{"stop_reason":"tool_use","content":[{{"type":"tool_use","id":"t1","name":"read","input":{{"a":{deep}}}}}]}}"#
+        );
+        let turn = Provider::Anthropic.read_turn(&body, 0).unwrap();
+        assert_eq!(turn.calls[0].arguments.len(), deep.len() + 6);
+    }
+
+    #[test]
+    fn a_response_of_another_shape_is_a_turn_error_naming_the_provider() {
+        for provider in Provider::ALL {
+            for body in [
+                "",
+                "not json",
+                "[]",
+                r#"{"type":"error","error":{"type":"overloaded_error"}}"#,
+            ] {
+                let e = provider.read_turn(body, 0).unwrap_err();
+                assert_eq!(e.provider(), provider);
+                assert!(e.to_string().contains(provider.name()), "{e}");
+            }
+        }
+        let long = format!(r#"{{"content": "{}"}}"#, "x".repeat(10_000));
+        let e = Provider::Anthropic
+            .read_turn(&long, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.len() < 600,
+            "the error quotes at most 200 bytes: {}",
+            e.len()
+        );
+    }
+
+    #[test]
+    fn pause_turn_is_paused_and_a_blocked_gemini_prompt_is_refused() {
+        let paused = r#"{"stop_reason":"pause_turn","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{}}]}"#;
+        assert_eq!(
+            Provider::Anthropic.read_turn(paused, 0).unwrap().stop,
+            Stop::Paused
+        );
+        let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
+        let turn = Provider::Gemini.read_turn(blocked, 0).unwrap();
+        assert!(matches!(turn.stop, Stop::Refused(ref why) if why.contains("SAFETY")));
+        assert!(turn.echo.is_empty() && turn.calls.is_empty());
+    }
 }

@@ -62,6 +62,8 @@
 //! | `code` | [`code`] | Code Mode: the model writes one program against the tools, run in an embedded QuickJS sandbox and typed from their output schemas |
 //! | `otel` | [`mcp`] | with `mcp`: a request's W3C `traceparent` becomes the parent of its `tools/call` tracing span for OpenTelemetry exporters (`tracing-opentelemetry`); see [`mcp`]'s Logging |
 //! | `cli` | [`cli`] | one command line (`list`, `schema`, `call`, `replay`, and `serve` with `mcp`) for any registry, on clap |
+//! | `agent` | `cli::agent` | with `cli`: the `agent` command (the tools in a loop with a model API) and `HttpModel`, over plain HTTP (ureq) |
+//! | `agent-https` | `cli::agent` | `agent` with TLS (rustls, webpki roots) for the providers' own endpoints |
 //!
 //! The rules every part keeps (C1–C15, K1–K10 and the rules for
 //! transports and programs) are written in the repository's
