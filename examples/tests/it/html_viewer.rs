@@ -72,7 +72,7 @@ fn showcase_page() -> &'static Path {
         let page = dir.join("showcase.html");
         let counts =
             toolprism::html::write_session(&log, &registry, &page).expect("write the page");
-        assert_eq!(counts.calls, 28, "{counts:?}");
+        assert_eq!(counts.calls, 31, "{counts:?}");
         assert_eq!(counts.problems, 0, "{counts:?}");
         let _ = std::fs::remove_dir_all(&run);
         eprintln!(
@@ -102,7 +102,7 @@ fn the_showcase_page_loads_with_no_console_error_and_makes_no_request() {
     assert!(run.csp_violations.is_empty(), "{:?}", run.csp_violations);
     assert!(run.dialogs.is_empty(), "{:?}", run.dialogs);
     assert_eq!(run.results[0], true, "the page's script did not run");
-    assert_eq!(run.results[1], 28);
+    assert_eq!(run.results[1], 31);
     eprintln!("[html] showcase page loaded in {:.0} ms", run.load_ms);
 }
 
@@ -134,9 +134,12 @@ fn every_call_is_rendered_for_a_screenshot_and_for_anything_reading_its_text() {
     let r = &run.results[0];
     assert_eq!(r["skipped"], 0, "{r}");
     assert_eq!(r["missing"], serde_json::json!([]), "{r}");
-    // The page's last call, far below the fold: the program's nested read.
+    // The page's last call, far below the fold: the agent's read.
     assert!(
-        r["last"].as_str().unwrap().contains("lines 1–3 of 5"),
+        r["last"]
+            .as_str()
+            .unwrap()
+            .contains("src/generated/g_000.rs\nlines 1–2 of 2"),
         "{r}"
     );
 }
@@ -242,20 +245,24 @@ fn every_card_type_shows_its_key_facts() {
     has("searchCounts", "100 shown of 123");
     has("searchCut", "the search found 143 more");
     assert!(f["searchFiles"].as_u64().unwrap() > 1, "{f}");
-    // The glob of the search scenario and the program's glob: 100 each.
-    assert_eq!(f["paths"], 200);
+    // The glob of the search scenario, the program's and the agent's: 100 each.
+    assert_eq!(f["paths"], 300);
 
     // Read: the window and its numbered lines; the call cards' titles say
     // only the window the arguments asked for.
-    // Then the program's nested read of README.md.
+    // Then the program's nested read of README.md, and the agent's read.
     assert_eq!(
         strings("readWindow"),
-        ["lines 1–12 of 44", "lines 1–3 of 5"]
+        ["lines 1–12 of 44", "lines 1–3 of 5", "lines 1–2 of 2"]
     );
     has("titles", "Read src/lib.rs (lines 1–12)");
     has("titles", "Read ../outside.txt");
     assert!(strings("titles").iter().all(|t| !t.contains("2000")), "{f}");
-    let numbers: Vec<String> = (1..=12).chain(1..=3).map(|n| n.to_string()).collect();
+    let numbers: Vec<String> = (1..=12)
+        .chain(1..=3)
+        .chain(1..=2)
+        .map(|n| n.to_string())
+        .collect();
     assert_eq!(strings("readLines"), numbers);
     has("readMore", "32 more lines after line 12");
 
@@ -302,10 +309,10 @@ fn every_card_type_shows_its_key_facts() {
         ]
     );
     assert_eq!(f["errorCards"], 5);
-    has("stats", "28 calls");
+    has("stats", "31 calls");
     // The scenarios' calls and a program's 3 nested calls: all but the
     // five errors succeeded.
-    has("stats", "23 succeeded");
+    has("stats", "26 succeeded");
     has("stats", "3 nested");
     has("stats", "5 errors");
     assert_eq!(strings("codes").len(), 5, "{f}");
@@ -336,7 +343,7 @@ fn the_page_reads_the_same_with_scripts_off() {
     );
     assert!(run.errors().is_empty(), "{:?}", run.console);
     assert_eq!(run.results[0], true, "the toolbar needs the script");
-    assert_eq!(run.results[1], 28, "every call is open without the script");
+    assert_eq!(run.results[1], 31, "every call is open without the script");
     assert!(
         run.results[2..].iter().all(|r| r == true),
         "{:?}",
@@ -359,7 +366,7 @@ fn a_click_collapses_a_call_and_the_toolbar_collapses_and_filters() {
             ),
             Step::Click(
                 "button[data-a=open]",
-                "document.querySelectorAll('details.c[open]').length === 28",
+                "document.querySelectorAll('details.c[open]').length === 31",
             ),
             Step::Click("button[data-a=err]", "document.body.classList.contains('only-err')"),
             Step::Eval(

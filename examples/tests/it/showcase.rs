@@ -10,7 +10,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_toolprism-examples");
 
 /// The scenarios, written out here on purpose (not taken from the
 /// showcase's own list) so the test fails if one goes missing.
-const SCENARIOS: [&str; 12] = [
+const SCENARIOS: [&str; 13] = [
     "read",
     "grep",
     "glob",
@@ -23,6 +23,7 @@ const SCENARIOS: [&str; 12] = [
     "render-panic",
     "redaction",
     "code-mode",
+    "agent",
 ];
 
 fn run(args: &[&str]) -> Output {
@@ -58,7 +59,7 @@ fn the_human_run_prints_every_scenario_and_passes_every_check() {
         );
     }
     assert!(
-        stdout.contains("25 of 25 redrawn from the log equal the live ones ✓"),
+        stdout.contains("28 of 28 redrawn from the log equal the live ones ✓"),
         "{stdout}"
     );
     assert!(
@@ -88,7 +89,7 @@ fn json_mode_prints_one_valid_object_per_call_and_nothing_else() {
     assert!(out.status.success(), "stderr:\n{stderr}");
     let mut scenarios = Vec::new();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 25, "{stdout}");
+    assert_eq!(lines.len(), 28, "{stdout}");
     for line in lines {
         let object: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
         let call: CallCard = serde_json::from_value(object["callCard"].clone()).unwrap();
@@ -138,6 +139,71 @@ fn one_scenario_runs_alone_and_replays() {
     assert_eq!(cards[2]["signal"], "SIGKILL");
     assert!(cards[2].get("exitCode").is_none());
     assert!(String::from_utf8_lossy(&out.stderr).contains("4 of 4 redrawn"));
+}
+
+#[test]
+fn the_agent_scenario_loops_against_a_scripted_model_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = log_arg(dir.path());
+    let out = run(&["--scenario", "agent", "--log", &log]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("all checks passed: 3 calls in 1 scenarios"),
+        "{stdout}"
+    );
+    // The model read the file through the loop, and quoted its first line.
+    assert!(
+        stdout.contains("The first line I read: // generated"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3 of 3 redrawn from the log equal the live ones"),
+        "{stdout}"
+    );
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        logged.matches(r#""dialect":"anthropic""#).count(),
+        3,
+        "{logged}"
+    );
+    for id in ["agent-1", "agent-2", "agent-3"] {
+        assert!(logged.contains(&format!(r#""callId":"{id}""#)), "{logged}");
+    }
+}
+
+#[test]
+fn agent_help_names_the_four_providers() {
+    let out = run(&["agent", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    for provider in ["anthropic", "openai-chat", "openai-responses", "gemini"] {
+        assert!(help.contains(provider), "{provider}: {help}");
+    }
+    // Without TLS a provider's own https endpoint is refused at once;
+    // this build has it, so an unreachable http endpoint is the failure.
+    let out = run(&[
+        "agent",
+        "--provider",
+        "gemini",
+        "--model",
+        "m",
+        "--url",
+        "http://127.0.0.1:9/x",
+        "hi",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("POST http://127.0.0.1:9/x"), "{stderr}");
 }
 
 #[test]
