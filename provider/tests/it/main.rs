@@ -7,4 +7,5 @@
 //! - `hostile`: what a model or its server can do wrong, against the loop.
 
 mod common;
+mod hostile;
 mod sdk_judges;
