@@ -623,8 +623,8 @@ impl Meet {
         Ok(args.tag)
     }
 
-    fn render(_args: &Tag, value: &String) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(value.clone())]
+    fn render(args: &Tag, _value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(args.tag.clone())]
     }
 }
 
@@ -649,8 +649,8 @@ impl Step {
         args.tag
     }
 
-    fn render(_args: &Tag, value: &String) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(value.clone())]
+    fn render(args: &Tag, _value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(args.tag.clone())]
     }
 }
 

@@ -8,4 +8,5 @@
 
 mod common;
 mod hostile;
+mod openai_types;
 mod sdk_judges;
