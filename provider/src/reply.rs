@@ -31,7 +31,8 @@ enum Part<'a> {
 }
 
 fn size_of_base64(data: &str) -> usize {
-    data.len() / 4 * 3
+    let padding = data.bytes().rev().take(2).filter(|&b| b == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
 }
 
 /// Applies the table: each block as a part the provider takes, or a line

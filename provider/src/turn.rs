@@ -516,12 +516,16 @@ fn gemini(response: &str, turn: usize) -> Result<Turn, String> {
         return Err(format!("the API returned an error: {}", quote(error.get())));
     }
     let Some(candidate) = r.candidates.and_then(|c| c.into_iter().next()) else {
-        // A blocked prompt has no candidate: nothing to echo, nothing to call.
-        let why = r.prompt_feedback.map_or("no candidates", |f| f.get());
+        // A blocked prompt has no candidate but its `promptFeedback`:
+        // nothing to echo, nothing to call. A body with neither is no
+        // response at all.
+        let why = r
+            .prompt_feedback
+            .ok_or("it has no `candidates` and no `promptFeedback`")?;
         return Ok(Turn {
             echo: Vec::new(),
             calls: Vec::new(),
-            stop: Stop::Refused(quote(why)),
+            stop: Stop::Refused(quote(why.get())),
             text: String::new(),
         });
     };
