@@ -26,6 +26,7 @@ struct Said<'a> {
 enum Part<'a> {
     Text(String),
     Image { mime: &'a str, data: &'a str },
+    Audio { mime: &'a str, data: &'a str },
     Pdf { name: String, data: &'a str },
     Document { title: String, text: &'a str },
 }
@@ -52,6 +53,11 @@ fn parts<'a>(provider: Provider, accepts: Accepts, content: &'a [ContentBlock]) 
                 } else {
                     out.push(Part::Image { mime: mime_type, data });
                 }
+            }
+            // Only a Gemini function response has a slot for it (inline
+            // data), and only when the table says the model takes it.
+            ContentBlock::Audio { mime_type, data } if accepts.audio && provider == Provider::Gemini => {
+                out.push(Part::Audio { mime: mime_type, data })
             }
             ContentBlock::Audio { mime_type, data } => out.push(Part::Text(format!(
                 "[audio ({mime_type}, {} bytes) was left out: {provider} tool results take no audio]",
@@ -239,6 +245,7 @@ fn anthropic(said: &[Said<'_>]) -> Value {
                 .iter()
                 .map(|part| match part {
                     Part::Text(text) => json!({"type": "text", "text": text}),
+                    Part::Audio { mime, data } => json!({"type": "text", "text": format!("[audio ({mime}, {} bytes) was left out: no slot for it here]", size_of_base64(data))}),
                     Part::Image { mime, data } => json!({"type": "image",
                         "source": {"type": "base64", "media_type": mime, "data": data}}),
                     Part::Pdf { name, data } => json!({"type": "document", "title": name,
@@ -282,6 +289,10 @@ fn chat(said: &[Said<'_>], accepts: Accepts) -> Vec<Value> {
                         json!({"type": "image_url", "image_url": {"url": data_url(mime, data)}}),
                     );
                 }
+                Part::Audio { mime, data } => lines.push(format!(
+                    "[audio ({mime}, {} bytes) was left out: no slot for it here]",
+                    size_of_base64(data)
+                )),
                 Part::Image { mime, data } => lines.push(format!(
                     "[an image ({mime}, {} bytes) was left out: chat tool messages are text only]",
                     size_of_base64(data)
@@ -322,6 +333,7 @@ fn responses(s: &Said<'_>) -> Value {
                 .map(|part| match part {
                     Part::Text(text) => json!({"type": "input_text", "text": text}),
                     Part::Document { title, text } => json!({"type": "input_text", "text": format!("{title}:\n{text}")}),
+                    Part::Audio { mime, data } => json!({"type": "input_text", "text": format!("[audio ({mime}, {} bytes) was left out: no slot for it here]", size_of_base64(data))}),
                     Part::Image { mime, data } => json!({"type": "input_image", "image_url": data_url(mime, data), "detail": "auto"}),
                     Part::Pdf { name, data } => json!({"type": "input_file", "filename": name, "file_data": data_url("application/pdf", data)}),
                 })
@@ -356,7 +368,7 @@ fn gemini(said: &[Said<'_>]) -> Value {
                 .parts
                 .iter()
                 .filter_map(|part| match part {
-                    Part::Image { mime, data } => {
+                    Part::Image { mime, data } | Part::Audio { mime, data } => {
                         Some(json!({"inlineData": {"mimeType": mime, "data": data}}))
                     }
                     Part::Pdf { data, .. } => {
@@ -478,7 +490,7 @@ mod tests {
         for provider in Provider::ALL {
             let text = serde_json::to_string(&written(provider, &["audio"])).unwrap();
             assert!(
-                text.contains("audio (audio/wav, 6 bytes) was left out"),
+                text.contains("audio (audio/wav, 4 bytes) was left out"),
                 "{provider}: {text}"
             );
             assert!(
@@ -515,6 +527,18 @@ mod tests {
         let responses = written(Provider::OpenAiResponses, &["image", "pdf"]);
         assert_eq!(responses[0]["output"][1]["type"], "input_image");
         assert_eq!(responses[1]["output"][1]["type"], "input_file");
+        // A Gemini model said to take audio gets it as inline data.
+        let with_audio = Accepts {
+            audio: true,
+            ..Provider::Gemini.accepts()
+        };
+        let m = Provider::Gemini.write_results(&results(&["audio"]), with_audio);
+        assert!(
+            m[0].get()
+                .contains(r#"{"inlineData":{"data":"UklGRg==","mimeType":"audio/wav"}}"#),
+            "{}",
+            m[0].get()
+        );
         let gemini = written(Provider::Gemini, &["image"]);
         let part = &gemini[0]["parts"][0]["functionResponse"];
         assert_eq!(part["parts"][0]["inlineData"]["mimeType"], "image/png");

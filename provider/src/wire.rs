@@ -201,7 +201,9 @@ pub enum ImageSlot {
 pub struct Accepts {
     /// Where images go.
     pub images: ImageSlot,
-    /// Whether audio can be a part of a result.
+    /// Whether audio can be a part of a result: only a Gemini function
+    /// response has a slot for it (`parts[].inlineData`), off by default
+    /// (no model is documented to take it there).
     pub audio: bool,
     /// Whether a PDF (an embedded resource blob of `application/pdf`) can
     /// be a part of a result.
