@@ -64,6 +64,9 @@ mod denial;
 mod environment;
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
+mod landlock;
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 mod linux;
 mod policy;
 

@@ -26,34 +26,41 @@
 //!   exist, so TCP and UDP are both refused. On x86-64, the x32 system-call
 //!   numbers are refused before the rules (they would not match them), and
 //!   any other architecture's calls kill the process.
-//! - **`no_new_privs`** is set (Landlock's `restrict_self` sets it), so no
-//!   set-user-id program regains what was taken.
+//! - **`no_new_privs`** is set (right before `landlock_restrict_self`), so
+//!   no set-user-id program regains what was taken.
+//!
+//! Landlock is spoken to through its system calls ([`crate::landlock`]).
 
 use std::collections::BTreeMap;
 use std::io;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
-};
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule, TargetArch,
 };
 
 use crate::confine::{Enforcement, Unavailable};
+use crate::landlock::{self, Ruleset};
 use crate::{SandboxMode, SandboxPolicy};
 
-/// The Landlock ABI whose file rights are handled.
-const FILES_ABI: ABI = ABI::V3;
-/// The ABI of the scopes, added where the kernel has them.
-const SCOPES_ABI: ABI = ABI::V6;
+/// The file rights handled: every one of Landlock ABI 3.
+const FILES: u64 = landlock::ACCESS_FS_ABI3;
+/// The rights granted everywhere: read, list, execute.
+const READ: u64 = landlock::ACCESS_FS_READ_ABI3;
+/// The rights granted on a writable file that is not a directory (and on
+/// `/dev/null`).
+const FILE: u64 = landlock::ACCESS_FS_FILE_ABI3;
+/// The scopes, added where the kernel has them (ABI 6).
+const SCOPES: u64 = landlock::SCOPE_ABI6;
+/// The ABI of the scopes.
+const SCOPES_ABI: u32 = 6;
 
 /// What [`Prepared::enter`] applies in the child.
 pub(crate) struct Prepared {
-    ruleset: Option<RulesetCreated>,
+    ruleset: Option<Ruleset>,
     filter: BpfProgram,
 }
 
@@ -100,20 +107,15 @@ impl Prepared {
             );
         }
         drop_capabilities();
-        // landlock 0.4.8's restrict_self issues prctl(PR_SET_NO_NEW_PRIVS)
-        // and landlock_restrict_self, and builds its status on the stack:
-        // no allocation (the version is pinned for this).
-        match ruleset.restrict_self() {
-            Ok(status) if status.ruleset == RulesetStatus::FullyEnforced && status.no_new_privs => {
-            }
-            Ok(_) => return Err(tagged(Stage::NotEnforced, 0)),
-            Err(e) => {
-                let errno = std::error::Error::source(&e)
-                    .and_then(|s| s.downcast_ref::<io::Error>())
-                    .and_then(io::Error::raw_os_error)
-                    .unwrap_or(0);
-                return Err(tagged(Stage::Landlock, errno));
-            }
+        // prctl(PR_SET_NO_NEW_PRIVS) and landlock_restrict_self, nothing
+        // else; then whether the kernel's ABI enforces every right and scope
+        // handled (arithmetic). The ruleset's descriptor is closed when it
+        // drops, at the end of this function.
+        if let Err(errno) = ruleset.restrict_self() {
+            return Err(tagged(Stage::Landlock, errno));
+        }
+        if !ruleset.fully_enforced() {
+            return Err(tagged(Stage::NotEnforced, 0));
         }
         // seccompiler 0.5.0's apply_filter: prctl and seccomp on the
         // prepared program, nothing else.
@@ -189,38 +191,24 @@ fn protect_this_process() {
     });
 }
 
-/// Whether the kernel has Landlock's scopes (ABI 6), probed once.
+/// Whether the kernel has Landlock's scopes (ABI 6), probed once: a
+/// ruleset with the scopes alone is made (and closed).
 fn scopes_supported() -> bool {
-    static SCOPES: OnceLock<bool> = OnceLock::new();
-    *SCOPES.get_or_init(|| {
-        Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
-            .scope(Scope::from_all(SCOPES_ABI))
-            .and_then(|r| r.create())
-            .is_ok()
+    static SCOPES_SUPPORTED: OnceLock<bool> = OnceLock::new();
+    *SCOPES_SUPPORTED.get_or_init(|| {
+        landlock::abi()
+            .is_ok_and(|abi| abi >= SCOPES_ABI && Ruleset::create(abi, 0, SCOPES).is_ok())
     })
 }
 
 /// The kernel's Landlock ABI, or why there is none.
-fn kernel_abi() -> Result<i32, &'static str> {
-    // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
-    // only returns the ABI version; no memory is passed.
-    let version = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            1u32,
-        )
-    };
-    if version >= 0 {
-        return Ok(version as i32);
-    }
-    match io::Error::last_os_error().raw_os_error() {
-        Some(libc::EOPNOTSUPP) => Err(
+fn kernel_abi() -> Result<u32, &'static str> {
+    match landlock::abi() {
+        Ok(version) => Ok(version),
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Err(
             "Landlock is built into this kernel but not enabled (add `landlock` to the `lsm=` boot parameter)",
         ),
-        _ => Err(
+        Err(_) => Err(
             "this kernel has no Landlock (it needs Linux 6.2 or later, built with CONFIG_SECURITY_LANDLOCK)",
         ),
     }
@@ -238,34 +226,37 @@ fn unavailable_files(detail: impl std::fmt::Display) -> Unavailable {
 }
 
 /// The ruleset: reads everywhere, every right beneath the writable roots
-/// that exist, `/dev/null`. Returns the roots granted.
+/// that exist, `/dev/null`. Returns the roots granted. Every descriptor of
+/// a root is closed once its rule is added; the ruleset's own is
+/// close-on-exec.
 fn ruleset(
     roots: &[PathBuf],
     scoped: bool,
     mode: SandboxMode,
-) -> Result<(RulesetCreated, Vec<PathBuf>), Unavailable> {
-    let all = AccessFs::from_all(FILES_ABI);
+) -> Result<(Ruleset, Vec<PathBuf>), Unavailable> {
     // Beneath a writable root, every right but making device nodes (a
     // block device made in the workspace would open the disk itself).
-    let writable = all & !(AccessFs::MakeChar | AccessFs::MakeBlock);
-    let mut ruleset = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(all)
-        .map_err(unavailable_files)?;
-    if scoped {
-        ruleset = ruleset
-            .scope(Scope::from_all(SCOPES_ABI))
-            .map_err(unavailable_files)?;
+    let writable = FILES & !(landlock::ACCESS_FS_MAKE_CHAR | landlock::ACCESS_FS_MAKE_BLOCK);
+    let scopes = if scoped { SCOPES } else { 0 };
+    // Every right handled is a hard requirement: a kernel whose ABI cannot
+    // enforce them all (below ABI 3) gets no ruleset, and nothing runs.
+    let abi = kernel_abi().map_err(Unavailable::new)?;
+    if !landlock::enforces(abi, FILES, scopes) {
+        return Err(unavailable_files(format_args!(
+            "ABI {abi} does not enforce every right handled"
+        )));
     }
-    let mut created = ruleset.create().map_err(unavailable_files)?;
-    let slash = PathFd::new("/").map_err(unavailable_files)?;
-    created = created
-        .add_rule(PathBeneath::new(slash, AccessFs::from_read(FILES_ABI)))
-        .map_err(unavailable_files)?;
-    let null = PathFd::new("/dev/null").map_err(unavailable_files)?;
-    created = created
-        .add_rule(PathBeneath::new(null, AccessFs::from_file(FILES_ABI)))
-        .map_err(unavailable_files)?;
+    let created = Ruleset::create(abi, FILES, scopes)
+        .map_err(|e| unavailable_files(format_args!("landlock_create_ruleset: {e}")))?;
+    let add = |path: &Path, access: u64| -> Result<(), Unavailable> {
+        let fd = landlock::open_path(path)
+            .map_err(|e| unavailable_files(format_args!("{}: {e}", path.display())))?;
+        created.add_path_beneath(fd.as_fd(), access).map_err(|e| {
+            unavailable_files(format_args!("landlock_add_rule {}: {e}", path.display()))
+        })
+    };
+    add(Path::new("/"), READ)?;
+    add(Path::new("/dev/null"), FILE)?;
     let mut granted = Vec::new();
     for (i, root) in roots.iter().enumerate() {
         let Ok(meta) = std::fs::metadata(root) else {
@@ -279,15 +270,13 @@ fn ruleset(
             }
             continue;
         };
-        let access = if meta.is_dir() {
-            writable
-        } else {
-            AccessFs::from_file(FILES_ABI)
+        let access = if meta.is_dir() { writable } else { FILE };
+        let Ok(fd) = landlock::open_path(root) else {
+            continue;
         };
-        let Ok(fd) = PathFd::new(root) else { continue };
-        created = created
-            .add_rule(PathBeneath::new(fd, access))
-            .map_err(unavailable_files)?;
+        created.add_path_beneath(fd.as_fd(), access).map_err(|e| {
+            unavailable_files(format_args!("landlock_add_rule {}: {e}", root.display()))
+        })?;
         granted.push(root.clone());
     }
     Ok((created, granted))

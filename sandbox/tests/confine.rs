@@ -108,6 +108,81 @@ fn writes_outside_the_roots_never_land_and_full_access_is_the_control() {
     }
 }
 
+/// Truncation (Landlock ABI 3) and renames across directories (`refer`,
+/// ABI 2), by the system calls themselves: `truncate(2)` on a path opens
+/// nothing for writing, so only the truncate right stops it.
+#[test]
+fn truncation_and_renames_follow_the_roots_and_full_access_is_the_control() {
+    let (root, out) = dirs();
+    let (outside, inside) = (out.path().join("outside"), root.path().join("inside"));
+    let script = format!(
+        "python3 -c \"
+import os
+def attempt(name, f):
+    try:
+        f()
+        print(name + '-done')
+    except OSError as e:
+        print(name + '-refused', e.errno)
+attempt('truncate-out', lambda: os.truncate('{}', 0))
+attempt('truncate-in', lambda: os.truncate('inside', 0))
+attempt('rename-in', lambda: os.rename('a/f', 'b/f'))
+attempt('rename-out', lambda: os.rename('b/g', '{}/g'))
+\"",
+        outside.display(),
+        out.path().display()
+    );
+    let reset = || {
+        for dir in ["a", "b"] {
+            let _ = std::fs::remove_dir_all(root.path().join(dir));
+            std::fs::create_dir(root.path().join(dir)).unwrap();
+        }
+        std::fs::write(root.path().join("a/f"), "f").unwrap();
+        std::fs::write(root.path().join("b/g"), "g").unwrap();
+        let _ = std::fs::remove_file(out.path().join("g"));
+        std::fs::write(&outside, "12345").unwrap();
+        std::fs::write(&inside, "12345").unwrap();
+    };
+    let len = |path: &Path| std::fs::metadata(path).unwrap().len();
+    for mode in MODES {
+        reset();
+        let o = run(&SandboxPolicy::new(mode), root.path(), &script);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let writes = mode == SandboxMode::WorkspaceWrite;
+        assert_eq!(len(&outside), 5, "{mode}: truncated outside\n{}", text(&o));
+        assert!(
+            stdout.contains("truncate-out-refused"),
+            "{mode}\n{}",
+            text(&o)
+        );
+        assert!(
+            !out.path().join("g").exists() && root.path().join("b/g").exists(),
+            "{mode}: renamed out\n{}",
+            text(&o)
+        );
+        assert!(
+            stdout.contains("rename-out-refused"),
+            "{mode}\n{}",
+            text(&o)
+        );
+        assert_eq!(len(&inside) == 0, writes, "{mode}\n{}", text(&o));
+        assert_eq!(
+            root.path().join("b/f").exists(),
+            writes,
+            "{mode}: a rename inside the root\n{}",
+            text(&o)
+        );
+    }
+    reset();
+    let o = run(
+        &SandboxPolicy::new(SandboxMode::FullAccess),
+        root.path(),
+        &script,
+    );
+    assert_eq!(len(&outside), 0, "control\n{}", text(&o));
+    assert!(out.path().join("g").exists(), "control\n{}", text(&o));
+}
+
 #[test]
 fn an_extra_writable_root_is_writable() {
     let (root, extra) = dirs();
