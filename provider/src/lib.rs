@@ -11,6 +11,9 @@
 //!   can carry ([`Accepts`]).
 //! - A bounded loop ([`Agent`]) over a [`Model`] you call with any HTTP
 //!   client.
+//! - With the feature `rig`, the module `rig`: the registry's tools in a
+//!   [rig](https://docs.rs/rig-core) agent's `ToolSet`, each call through
+//!   the registry's pipeline.
 //!
 //! Four wire formats: [`Provider::Anthropic`] (Messages),
 //! [`Provider::OpenAiChat`] (Chat Completions), [`Provider::OpenAiResponses`]
@@ -26,6 +29,8 @@
 pub mod agent;
 pub mod dialect;
 pub mod reply;
+#[cfg(feature = "rig")]
+pub mod rig;
 pub mod turn;
 pub mod wire;
 

@@ -56,6 +56,7 @@
 //! | feature | module | holds |
 //! |---|---|---|
 //! | `provider` | [`provider`], [`dialect`] | tool definitions in each provider's request shape (OpenAI, Anthropic, Gemini, MCP…), calls read from each model API's response, results written in its shape, and a bounded model loop over a model you call |
+//! | `rig` | `provider::rig` | the registry's tools in a [rig](https://docs.rs/rig-core) agent's `ToolSet` (rig-core and rig-agent 0.44), each call through the pipeline (turns on `provider`) |
 //! | `html` | [`html`] | cards and whole sessions as self-contained HTML pages (no extra dependency) |
 //! | `mcp` | [`mcp`] | a registry served over MCP, stdio and Streamable HTTP, on rmcp |
 //! | `import` | [`mcp::import`] | tools of other MCP servers in the registry (stdio, Streamable HTTP), and with `cli` the options `--import` and `--mcp-config`: a hub |
