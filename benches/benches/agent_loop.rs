@@ -26,12 +26,16 @@ const REPEAT: usize = 20;
 /// Answers turn `i < TURNS` with `CALLS` calls, then with text.
 struct Scripted {
     turns: Vec<String>,
+    /// Write each request's body, as a client must.
+    body: bool,
 }
 
 impl Model for Scripted {
     async fn respond(&self, request: &Request) -> Result<String, ModelError> {
         // What a client sends: the body, the conversation so far included.
-        black_box(request.body(json!({"model": "bench", "max_tokens": 1024}))?);
+        if self.body {
+            black_box(request.body(json!({"model": "bench", "max_tokens": 1024}))?);
+        }
         Ok(self.turns[request.turn()].clone())
     }
 }
@@ -44,31 +48,45 @@ fn script(provider: Provider, tool: &str, args: &serde_json::Value) -> Scripted 
         let body = match provider {
             Provider::Anthropic => {
                 let mut content = vec![json!({"type": "text", "text": "Working."})];
-                content.extend(ids.iter().map(|id| json!({"type": "tool_use", "id": id, "name": tool, "input": args})));
+                content.extend(
+                    ids.iter().map(
+                        |id| json!({"type": "tool_use", "id": id, "name": tool, "input": args}),
+                    ),
+                );
                 json!({"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": content})
             }
             Provider::OpenAiChat => json!({"choices": [{"finish_reason": "tool_calls", "message": {
                 "role": "assistant", "content": null,
                 "tool_calls": ids.iter().map(|id| json!({"id": id, "type": "function",
                     "function": {"name": tool, "arguments": args_text}})).collect::<Vec<_>>()}}]}),
-            Provider::OpenAiResponses => json!({"status": "completed", "output": ids.iter().map(|id| json!({
+            Provider::OpenAiResponses => {
+                json!({"status": "completed", "output": ids.iter().map(|id| json!({
                 "type": "function_call", "id": format!("fc_{id}"), "call_id": id, "name": tool,
-                "arguments": args_text, "status": "completed"})).collect::<Vec<_>>()}),
+                "arguments": args_text, "status": "completed"})).collect::<Vec<_>>()})
+            }
             _ => json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model",
                 "parts": ids.iter().map(|id| json!({"functionCall": {"id": id, "name": tool, "args": args}})).collect::<Vec<_>>()}}]}),
         };
         turns.push(body.to_string());
     }
     let answer = match provider {
-        Provider::Anthropic => json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
-            "content": [{"type": "text", "text": "Done."}]}),
-        Provider::OpenAiChat => json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}]}),
-        Provider::OpenAiResponses => json!({"status": "completed", "output": [{"type": "message", "id": "msg_1",
-            "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}]}),
-        _ => json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Done."}]}}]}),
+        Provider::Anthropic => {
+            json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Done."}]})
+        }
+        Provider::OpenAiChat => {
+            json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}]})
+        }
+        Provider::OpenAiResponses => {
+            json!({"status": "completed", "output": [{"type": "message", "id": "msg_1",
+            "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}]})
+        }
+        _ => {
+            json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Done."}]}}]})
+        }
     };
     turns.push(answer.to_string());
-    Scripted { turns }
+    Scripted { turns, body: true }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -88,12 +106,26 @@ fn main() {
         .tool(ReadTool::new(Workspace::new(dir.path()).unwrap()))
         .build()
         .unwrap();
-    println!("agent loop: {TURNS} turns x {CALLS} calls, per call, loop / Registry::call (medians of {ROUNDS} rounds)");
-    println!("{:<18} {:<6} {:>12} {:>12} {:>7}", "provider", "tool", "loop", "direct", "ratio");
-    for (tool, args) in [("read", json!({"path": "small.txt"})), ("echo", json!({"text": "hello"}))] {
+    println!(
+        "agent loop: {TURNS} turns x {CALLS} calls, per call, loop / Registry::call (medians of {ROUNDS} rounds)"
+    );
+    println!(
+        "{:<18} {:<6} {:>12} {:>12} {:>7}",
+        "provider", "tool", "loop", "direct", "ratio"
+    );
+    println!("(echo*: the model writes no request body, so the row is the loop's own cost)");
+    for (tool, args, body) in [
+        ("read", json!({"path": "small.txt"}), true),
+        ("echo", json!({"text": "hello"}), true),
+        // The loop's own cost alone: no request body written.
+        ("echo", json!({"text": "hello"}), false),
+    ] {
         let args_text = args.to_string();
         for provider in Provider::ALL {
-            let model = script(provider, tool, &args);
+            let model = Scripted {
+                body,
+                ..script(provider, tool, &args)
+            };
             let agent = Agent::new(&registry, provider);
             let one_loop = || async {
                 let run = agent
@@ -102,7 +134,11 @@ fn main() {
                     .unwrap();
                 assert_eq!(run.end(), &End::Answered);
                 assert_eq!(run.calls().len(), TURNS * CALLS);
-                assert!(run.calls().iter().all(|c| !c.outcome.is_error()), "{:?}", run.calls()[0].outcome);
+                assert!(
+                    run.calls().iter().all(|c| !c.outcome.is_error()),
+                    "{:?}",
+                    run.calls()[0].outcome
+                );
                 black_box(run);
             };
             let direct = || async {
@@ -141,7 +177,11 @@ fn main() {
             println!(
                 "{:<18} {:<6} {:>9.2} µs {:>9.2} µs {:>7.3}",
                 provider.name(),
-                tool,
+                if body {
+                    tool.to_owned()
+                } else {
+                    format!("{tool}*")
+                },
                 l * 1e6,
                 d * 1e6,
                 l / d

@@ -64,8 +64,16 @@ pub trait Model: Send + Sync {
 pub struct Request {
     provider: Provider,
     turn: usize,
-    tools: Value,
+    tools: std::sync::Arc<Tools>,
     messages: Vec<Box<RawValue>>,
+}
+
+/// The request's `tools` field, and its JSON text: projected once per
+/// agent, as the registry's definitions are fixed.
+#[derive(Debug)]
+struct Tools {
+    json: Value,
+    text: String,
 }
 
 impl Request {
@@ -83,7 +91,7 @@ impl Request {
     /// provider's dialect (Gemini's wrapped in one `functionDeclarations`
     /// tool).
     pub fn tools(&self) -> &Value {
-        &self.tools
+        &self.tools.json
     }
 
     /// The conversation so far: `messages` (Anthropic, Chat), `input`
@@ -118,7 +126,7 @@ impl Request {
             out.push(',');
         }
         out.push_str("\"tools\":");
-        out.push_str(&serde_json::to_string(&self.tools)?);
+        out.push_str(&self.tools.text);
         out.push_str(&format!(",\"{field}\":["));
         for (i, message) in self.messages.iter().enumerate() {
             if i > 0 {
@@ -321,6 +329,8 @@ pub struct Agent {
     max_turns: usize,
     turn_timeout: Duration,
     options: CallOptions,
+    /// The projected definitions, made on the first request.
+    tools: std::sync::OnceLock<std::sync::Arc<Tools>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -347,6 +357,7 @@ impl Agent {
             max_turns: DEFAULT_MAX_TURNS,
             turn_timeout: DEFAULT_TURN_TIMEOUT,
             options: CallOptions::new(),
+            tools: std::sync::OnceLock::new(),
         }
     }
 
@@ -356,6 +367,7 @@ impl Agent {
     /// OpenAI's dialects are strict wherever they can be, always.
     pub fn with_strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self.tools = std::sync::OnceLock::new();
         self
     }
 
@@ -397,7 +409,15 @@ impl Agent {
         self.provider.dialect(self.strict)
     }
 
-    fn tools(&self) -> Value {
+    fn tools(&self) -> std::sync::Arc<Tools> {
+        std::sync::Arc::clone(self.tools.get_or_init(|| {
+            let json = self.project_tools();
+            let text = json.to_string();
+            std::sync::Arc::new(Tools { json, text })
+        }))
+    }
+
+    fn project_tools(&self) -> Value {
         let tools = self.definitions().json();
         match self.provider {
             Provider::Gemini => match tools.as_array().map(Vec::len) {
