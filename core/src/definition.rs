@@ -290,7 +290,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 ///
 /// The registry makes one per tool
 /// ([`Registry::definitions`](crate::Registry::definitions)); to project a
-/// definition from elsewhere into a [dialect](crate::dialect), build it
+/// definition from elsewhere into a provider dialect (`toolprism::dialect`), build it
 /// with [`ToolDefinition::new`] and the `with_…` methods (it is
 /// `#[non_exhaustive]`, as it gains what MCP lists of a tool).
 ///
