@@ -11,6 +11,17 @@
 //!   both (the program's own start is subtracted: it is the row above);
 //! - **memory**: the resident set of 20 runs waiting on a slow tool at
 //!   once, per run.
+//!
+//! For an instruction profile, `CODE_MODE_PROFILE=SIDE:N` runs one side
+//! 10 times (a warm-up) then `N` times, and exits, with nothing else measured:
+//! `start` (`run_code` of `return 1`), `echo` (a native call), `nested`
+//! (a program of 100 reads), `native` (100 native reads). Under valgrind's
+//! callgrind, the difference of two counts (`N` and `2N`) divided by `N`
+//! is the instructions one run of that side costs, set-up excluded:
+//!
+//! ```sh
+//! CODE_MODE_PROFILE=start:200 valgrind --tool=callgrind target/release/deps/code_mode-*
+//! ```
 
 use std::hint::black_box;
 use std::process::Command;
@@ -106,6 +117,29 @@ fn main() {
     let read_args = r#"{"path":"small.txt"}"#;
     let echo_args = r#"{"text":"hello"}"#;
 
+    if let Ok(profile) = std::env::var("CODE_MODE_PROFILE") {
+        let (side, n) = profile.split_once(':').unwrap_or((&profile, "100"));
+        let n: usize = n.parse().expect("CODE_MODE_PROFILE=SIDE:N");
+        let (name, args, times) = match side {
+            "start" => ("run_code", trivial.as_str(), 1),
+            "echo" => ("echo", echo_args, 1),
+            "nested" => ("run_code", reads.as_str(), 1),
+            "native" => ("read", read_args, 100),
+            other => panic!("unknown side {other:?}: start, echo, nested or native"),
+        };
+        // The same warm-up before N and 2N, so the difference is N of the
+        // side alone.
+        for count in [10 * times, n * times] {
+            rt.block_on(async {
+                for _ in 0..count {
+                    let out = registry.call(ToolCall::new("p", name, args)).await;
+                    assert!(!out.is_error(), "{out:?}");
+                }
+            });
+        }
+        return;
+    }
+
     // Warm up every side once.
     rt.block_on(async {
         for _ in 0..20 {
@@ -113,6 +147,7 @@ fn main() {
             black_box(registry.call(ToolCall::new("w", "read", read_args)).await);
         }
     });
+
 
     let (mut start, mut echo, mut nested, mut native) = (vec![], vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
