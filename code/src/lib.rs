@@ -42,9 +42,9 @@
 //!
 //! # What a program can and cannot do
 //!
-//! It runs in QuickJS (through `rquickjs`), a fresh runtime per run on a
-//! thread of its own, with no file system, network, environment, process,
-//! timers or modules: the global `tools` is its only way out. Modern
+//! It runs in QuickJS (through `rquickjs`), a fresh runtime and context per
+//! run on an engine thread of its own, with no file system, network,
+//! environment, process, timers or modules: the global `tools` is its only way out. Modern
 //! JavaScript works (async/await, classes, destructuring, `Map`, `JSON`…).
 //! Values cross the boundary as lossless JSON both ways: `-0`, `NaN`, `±∞`,
 //! `undefined`, holes, cycles, functions, symbols, BigInt and objects that

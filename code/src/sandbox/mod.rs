@@ -1,7 +1,9 @@
 //! The JavaScript sandbox behind toolprism's Code Mode.
 //!
 //! A model writes one JavaScript program; [`run`] executes it in a fresh
-//! embedded QuickJS runtime (through `rquickjs`) on its own OS thread. The
+//! embedded QuickJS runtime and context (through `rquickjs`) on an engine
+//! thread of its own (threads are kept between runs, and make the next
+//! run's runtime while they wait, but no runtime serves two runs). The
 //! program is the body of an async function: top-level `await` and
 //! `return` work. It reaches tools only through the global `tools`:
 //! `await tools.search({ q: "x" })` becomes one [`Host::call`], and its JSON

@@ -13,12 +13,15 @@ use crate::sandbox::engine::{self, Job};
 use crate::sandbox::{ErrorKind, Host, Limits, RunError, RunOutcome};
 
 /// Runs `program`, the body of an async function, in a fresh QuickJS
-/// runtime, with `host` behind the program's `tools` global.
+/// runtime and context, with `host` behind the program's `tools` global.
 ///
-/// The JavaScript runs on its own OS thread, which also calls the host and
-/// polls the host's futures: a nested call costs no thread hop, and this
-/// future never blocks the tokio worker polling it (it only waits for the
-/// engine's outcome).
+/// The JavaScript runs on an engine thread of its own, which also calls the
+/// host and polls the host's futures: a nested call costs no thread hop, and
+/// this future never blocks the tokio worker polling it (it only waits for
+/// the engine's outcome). Engine threads are kept between runs (a few, for
+/// a few seconds) and make the runtime of their next run while they wait,
+/// so a run rarely waits for the engine's set-up; no runtime, context or
+/// JavaScript value serves two runs.
 ///
 /// It must be called inside a tokio runtime: the engine thread enters that
 /// runtime ([`Handle::current`]), so host futures can use its timers,
@@ -80,12 +83,17 @@ pub async fn run(
     }
     // The engine watches `cancel` itself (through `calls_cancel`, its
     // child); this side only waits.
-    let _guard = AbortOnDrop {
+    let mut guard = AbortOnDrop {
         abort,
         signal,
         calls: calls_cancel,
+        armed: true,
     };
-    outcome.await.unwrap_or_else(|_| {
+    let outcome = outcome.await;
+    // The run is over: nothing to stop, and no wake-up for the engine
+    // thread, which may be serving another run already.
+    guard.armed = outcome.is_err();
+    outcome.unwrap_or_else(|_| {
         engine::failed(
             RunError::new(
                 ErrorKind::Internal,
@@ -96,18 +104,21 @@ pub async fn run(
     })
 }
 
-/// Tells the engine thread to stop if the run future is dropped early (and
-/// does nothing a finished engine would notice otherwise).
+/// Tells the engine thread to stop if the run future is dropped before the
+/// outcome came.
 struct AbortOnDrop {
     abort: Arc<AtomicBool>,
     signal: Arc<Signal>,
     calls: CancellationToken,
+    armed: bool,
 }
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.abort.store(true, Ordering::Release);
-        self.calls.cancel();
-        self.signal.notify();
+        if self.armed {
+            self.abort.store(true, Ordering::Release);
+            self.calls.cancel();
+            self.signal.notify();
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Intrinsics captured before the program runs, so that no later change to
-//! a global or a prototype can reach the engine's own code.
+//! a global or a prototype can reach the engine's own code, and the values
+//! the engine made for the program's globals.
 
 use rquickjs::{Ctx, Function, Object, Persistent, Value};
 
@@ -35,16 +36,22 @@ pub(crate) enum Intrinsic {
     DateToIso,
     /// The getter of `Error.prototype.stack`.
     ErrorStack,
-    /// `ToolCallError.prototype`.
-    ToolErrorProto,
     /// The `Error` constructor: a call's `ToolCallError` starts as an `Error`
     /// made in the program's frame.
     ErrorCtor,
-    /// The prelude's `fill(error, toolName, code, message)`.
-    FillToolError,
+    /// `Function.prototype.bind`: each tool's function is the native call
+    /// bound to the tool's name.
+    FunctionBind,
+    /// `ToolCallError.prototype`.
+    ToolErrorProto,
+    /// The native function behind every `tools.<name>(args)`.
+    ToolCall,
+    /// The functions `tools` handed out so far, by tool name (an object
+    /// with no prototype, out of the program's reach).
+    Callers,
 }
 
-const COUNT: usize = Intrinsic::FillToolError as usize + 1;
+const COUNT: usize = Intrinsic::Callers as usize + 1;
 
 /// Where an intrinsic is read from.
 enum Source {
@@ -54,10 +61,12 @@ enum Source {
     Method(&'static str, &'static str),
     /// `Object.getPrototypeOf(Uint8Array.prototype)`.
     TypedArrayProto,
+    /// The getter of the accessor `globalThis[name].prototype[property]`.
+    Getter(&'static str, &'static str),
     /// `globalThis[name]`.
     Global(&'static str),
-    /// A property of the object the prelude returned.
-    Prelude(&'static str),
+    /// A value the engine made before the program ran (see [`Kit::capture`]).
+    Made,
 }
 
 /// Each intrinsic's source, in the order of [`Intrinsic`].
@@ -95,10 +104,12 @@ const SOURCES: [(Intrinsic, Source); COUNT] = [
         Source::Method("String", "toWellFormed"),
     ),
     (Intrinsic::DateToIso, Source::Method("Date", "toISOString")),
-    (Intrinsic::ErrorStack, Source::Prelude("stack")),
-    (Intrinsic::ToolErrorProto, Source::Prelude("toolErrorProto")),
+    (Intrinsic::ErrorStack, Source::Getter("Error", "stack")),
     (Intrinsic::ErrorCtor, Source::Global("Error")),
-    (Intrinsic::FillToolError, Source::Prelude("fill")),
+    (Intrinsic::FunctionBind, Source::Method("Function", "bind")),
+    (Intrinsic::ToolErrorProto, Source::Made),
+    (Intrinsic::ToolCall, Source::Made),
+    (Intrinsic::Callers, Source::Made),
 ];
 
 /// The captured values, kept alive across `Context::with` calls.
@@ -111,9 +122,10 @@ pub(crate) struct Kit {
 }
 
 impl Kit {
-    /// Reads every intrinsic from `ctx`'s globals, and the prelude's helpers
-    /// from `prelude`. Must run before any program code.
-    pub(crate) fn capture<'js>(ctx: &Ctx<'js>, prelude: &Object<'js>) -> rquickjs::Result<Kit> {
+    /// Reads every intrinsic from `ctx`'s globals. Must run before any
+    /// program code. The values the engine makes itself (the [`Source::Made`]
+    /// ones) are undefined until [`keep`](Kit::keep) puts them in.
+    pub(crate) fn capture<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Kit> {
         let globals = ctx.globals();
         let proto = |name: &str| -> rquickjs::Result<Object<'js>> {
             let ctor: Object = globals.get(name)?;
@@ -129,12 +141,26 @@ impl Kit {
                     Some(p) => p.into_value(),
                     None => Value::new_null(ctx.clone()),
                 },
+                Source::Getter(name, property) => {
+                    let object: Object = globals.get("Object")?;
+                    let describe: Function = object.get("getOwnPropertyDescriptor")?;
+                    let descriptor: Object = describe.call((proto(name)?, *property))?;
+                    descriptor.get("get")?
+                }
                 Source::Global(name) => globals.get(*name)?,
-                Source::Prelude(name) => prelude.get(*name)?,
+                Source::Made => Value::new_undefined(ctx.clone()),
             };
             values.push(Persistent::save(ctx, value));
         }
         Ok(Kit { values })
+    }
+
+    /// Keeps `value`, one of the values the engine makes, as `which`.
+    pub(crate) fn keep<'js>(&mut self, ctx: &Ctx<'js>, which: Intrinsic, value: Value<'js>) {
+        debug_assert!(matches!(SOURCES[which as usize].1, Source::Made));
+        if let Some(slot) = self.values.get_mut(which as usize) {
+            *slot = Persistent::save(ctx, value);
+        }
     }
 
     /// The captured value.

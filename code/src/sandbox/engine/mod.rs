@@ -1,21 +1,24 @@
-//! The engine thread: one QuickJS runtime and context per run, the
+//! The engine thread: a fresh QuickJS runtime and context per run, the
 //! program's event loop, the nested calls' host futures, and the limits.
+//! Threads are kept between runs ([`pool`]); a runtime serves one run.
 //!
 //! The thread owns everything JavaScript and polls every host future
 //! itself ([`calls`]), inside the caller's tokio runtime (it has entered
-//! the runtime's handle). Its event loop runs the program's pending jobs,
-//! polls the host futures whose wakers fired, settles the promises of the
-//! calls that finished, and when nothing can run parks until a waker (or
-//! the caller's cancellation) unparks it, or until the wall deadline; the
-//! parked time is not compute. The async side of [`run`](crate::sandbox::run) only
-//! waits for the outcome, sent once the runtime is freed and no host
-//! future is left.
+//! the runtime's handle for the run). Its event loop runs the program's
+//! pending jobs, polls the host futures whose wakers fired, settles the
+//! promises of the calls that finished, and when nothing can run parks
+//! until a waker (or the caller's cancellation) unparks it, or until the
+//! wall deadline; the parked time is not compute. The async side of
+//! [`run`](crate::sandbox::run) only waits for the outcome, sent once no
+//! host future is left; the run's runtime is freed right after.
 
 mod calls;
 pub(crate) mod format;
+mod globals;
 pub(crate) mod kit;
 pub(crate) mod meter;
 mod natives;
+mod pool;
 pub(crate) mod signal;
 pub(crate) mod text;
 pub(crate) mod thrown;
@@ -29,7 +32,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use rquickjs::context::{EvalOptions, intrinsic};
-use rquickjs::object::Property;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Promise, Runtime, Value};
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
@@ -46,8 +48,6 @@ use crate::sandbox::{
     RunOutcome,
 };
 
-/// The prelude: defines `tools` and `ToolCallError`, returns the helpers.
-const PRELUDE: &str = include_str!("prelude.js");
 /// The program is the body of this async function.
 const PREFIX: &str = "(async function __toolprism_program__() {";
 const SUFFIX: &str = "\n})";
@@ -97,14 +97,20 @@ pub(crate) struct Session {
     /// The run's calls token (cancelled with the caller's token).
     cancel: CancellationToken,
     pending: RefCell<HashMap<u64, Pending>>,
-    /// Tool names read so far, by the id the prelude's callers pass.
+    /// Tool names read so far, by the id each tool's function is bound to.
     names: RefCell<Vec<natives::ToolName>>,
     next_id: Cell<u64>,
     calls: Cell<usize>,
     logs: RefCell<Vec<String>>,
     /// Bytes charged to the output ledger.
     output: Cell<usize>,
+    /// Results already handed to the program as JavaScript values, dropped
+    /// when the engine next waits (at most [`SET_ASIDE`] are kept).
+    spent: RefCell<Vec<Json>>,
 }
+
+/// The most results [`Session::set_aside`] keeps before dropping them.
+const SET_ASIDE: usize = 4;
 
 impl Session {
     /// Runs host code (`Host::call`, `Host::concurrent`, polls): its time
@@ -164,9 +170,21 @@ impl Session {
             .clamp(MESSAGE_FLOOR, MESSAGE_CAP)
     }
 
+    /// Keeps a result the program has as a JavaScript value until the engine
+    /// next waits: dropping it is work off the path from one call to the
+    /// next.
+    fn set_aside(&self, value: Json) {
+        let mut spent = self.spent.borrow_mut();
+        if spent.len() >= SET_ASIDE {
+            spent.clear();
+        }
+        spent.push(value);
+    }
+
     /// Drops every JavaScript value held outside the heap; must run before
     /// the context and runtime are freed.
     fn release(&self) {
+        self.spent.borrow_mut().clear();
         self.pending.borrow_mut().clear();
         self.kit.borrow_mut().clear();
     }
@@ -188,32 +206,86 @@ pub(crate) struct Job {
     pub(crate) runtime: tokio::runtime::Handle,
 }
 
-/// Starts the engine thread for `job`; it sends the outcome on `done` when
-/// the run is over, its runtime freed and no host future left.
+/// Starts `job` on an engine thread (one kept from an earlier run if one is
+/// idle, see [`pool`]); the thread sends the outcome on `done` when the run
+/// is over and no host future is left.
 pub(crate) fn spawn(
     job: Job,
     done: tokio::sync::oneshot::Sender<RunOutcome>,
 ) -> std::io::Result<()> {
-    let stack = job.limits.stack_bytes.min(MAX_STACK_BYTES) + STACK_MARGIN;
-    std::thread::Builder::new()
-        .name("toolprism-js".to_owned())
-        .stack_size(stack)
-        .spawn(move || {
-            job.signal.bind();
-            // Host futures are polled here: they find the caller's runtime
-            // (timers, spawn, spawn_blocking, I/O) as inside a task.
-            let runtime = job.runtime.clone();
-            let _entered = runtime.enter();
-            let started = Instant::now();
-            let outcome = catch_unwind(AssertUnwindSafe(|| execute(job))).unwrap_or_else(|_| {
-                failed(
-                    RunError::new(ErrorKind::Internal, "the sandbox engine panicked"),
-                    started,
-                )
-            });
-            let _ = done.send(outcome);
-        })
-        .map(|_| ())
+    pool::submit(job, done)
+}
+
+/// A fresh QuickJS runtime and context with the sandbox's globals
+/// installed, made before the run it will serve is known: no program code
+/// has run in it, and it serves exactly one run, then is freed. An engine
+/// thread makes the next one while it waits for its next run, so a run
+/// does not wait for the engine's own set-up (see [`pool`]).
+pub(crate) struct Prepared {
+    // Dropped in this order: the values held outside the heap before the
+    // context, the context before the runtime (freeing a runtime with a
+    // value still held is a use after free).
+    kit: Kit,
+    slot: Rc<Slot>,
+    ctx: Context,
+    rt: Runtime,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared").finish_non_exhaustive()
+    }
+}
+
+/// Where the natives of a context find the run it serves: empty while the
+/// context waits for its run, the run's session while it runs.
+#[derive(Default)]
+pub(crate) struct Slot(RefCell<Option<Rc<Session>>>);
+
+impl Slot {
+    /// The session of the run (there is one whenever JavaScript runs).
+    pub(crate) fn session(&self) -> rquickjs::Result<Rc<Session>> {
+        self.0.borrow().clone().ok_or(rquickjs::Error::Unknown)
+    }
+}
+
+/// Makes a runtime and context for a run, on this thread (so QuickJS
+/// measures the stack from here), with no limit set yet: those of the run
+/// are set when it starts.
+pub(crate) fn prepare() -> rquickjs::Result<Prepared> {
+    let rt = Runtime::new()?;
+    let ctx = Context::custom::<Intrinsics>(&rt)?;
+    let slot = Rc::new(Slot::default());
+    let kit = ctx.with(|ctx| globals::install(&ctx, &slot))?;
+    Ok(Prepared { kit, slot, ctx, rt })
+}
+
+/// Serves one run on this engine thread, in `prepared` (or in a runtime
+/// and context made now). The outcome is sent on `done` once no host
+/// future is left; the run's runtime is freed after, while the caller
+/// reads the outcome.
+pub(crate) fn serve(
+    prepared: Option<Prepared>,
+    job: Job,
+    done: tokio::sync::oneshot::Sender<RunOutcome>,
+) {
+    job.signal.bind();
+    // Host futures are polled here: they find the caller's runtime
+    // (timers, spawn, spawn_blocking, I/O) as inside a task.
+    let runtime = job.runtime.clone();
+    let _entered = runtime.enter();
+    let started = Instant::now();
+    let (outcome, leftover) = catch_unwind(AssertUnwindSafe(|| execute(prepared, &job)))
+        .unwrap_or_else(|_| {
+            let error = RunError::new(ErrorKind::Internal, "the sandbox engine panicked");
+            (failed(error, started), None)
+        });
+    let _ = done.send(outcome);
+    drop(job);
+    if let Some(leftover) = leftover {
+        // A panic in a destructor must not end the thread.
+        let _ = catch_unwind(AssertUnwindSafe(|| leftover.free()));
+    }
 }
 
 /// An outcome for a run that failed before it could start.
@@ -228,7 +300,37 @@ pub(crate) fn failed(error: RunError, started: Instant) -> RunOutcome {
     }
 }
 
-fn execute(job: Job) -> RunOutcome {
+/// What a run leaves to free once its outcome is sent: its runtime, and
+/// what holds JavaScript values of it.
+struct Leftover {
+    // Dropped in this order if `free` does not run to its end.
+    session: Rc<Session>,
+    slot: Rc<Slot>,
+    ctx: Context,
+    rt: Runtime,
+}
+
+impl Leftover {
+    /// Frees everything JavaScript of the run: the values held outside the
+    /// heap first, then the context and the runtime.
+    fn free(self) {
+        let Leftover {
+            session,
+            slot,
+            ctx,
+            rt,
+        } = self;
+        slot.0.borrow_mut().take();
+        session.release();
+        drop(ctx);
+        rt.set_interrupt_handler(None);
+        drop(slot);
+        drop(session);
+        drop(rt);
+    }
+}
+
+fn execute(prepared: Option<Prepared>, job: &Job) -> (RunOutcome, Option<Leftover>) {
     let started = Instant::now();
     let meter = Rc::new(Meter::new(
         job.limits.compute,
@@ -236,27 +338,24 @@ fn execute(job: Job) -> RunOutcome {
         job.abort.clone(),
     ));
     meter.resume();
-    let internal = |what: &str, e: rquickjs::Error| {
-        failed(
-            RunError::new(ErrorKind::Internal, format!("{what}: {e}")),
-            started,
-        )
+    let prepared = match prepared.map_or_else(prepare, Ok) {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            let error = RunError::new(
+                ErrorKind::Internal,
+                format!("could not create the JavaScript runtime: {e}"),
+            );
+            return (failed(error, started), None);
+        }
     };
-    // Made on this thread, so QuickJS measures the stack from here.
-    let rt = match Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => return internal("could not create the JavaScript runtime", e),
-    };
+    // On an unwind, bindings drop last first: the kit before the runtime.
+    let Prepared { rt, ctx, slot, kit } = prepared;
     rt.set_memory_limit(job.limits.memory_bytes);
     rt.set_max_stack_size(job.limits.stack_bytes.min(MAX_STACK_BYTES));
-    let ctx = match Context::custom::<Intrinsics>(&rt) {
-        Ok(ctx) => ctx,
-        Err(e) => return internal("could not create the JavaScript context", e),
-    };
     let session = Rc::new(Session {
         limits: job.limits.clone(),
         meter: meter.clone(),
-        kit: RefCell::new(Kit::default()),
+        kit: RefCell::new(kit),
         signal: job.signal.clone(),
         nested: RefCell::new(Calls::new(
             job.host.clone(),
@@ -272,21 +371,18 @@ fn execute(job: Job) -> RunOutcome {
         calls: Cell::new(0),
         logs: RefCell::new(Vec::new()),
         output: Cell::new(0),
+        spent: RefCell::new(Vec::new()),
     });
+    *slot.0.borrow_mut() = Some(session.clone());
     let handler_session = session.clone();
     rt.set_interrupt_handler(Some(Box::new(move || handler_session.interrupt())));
     let watch = CancelWatch::new(job.cancel.clone(), job.abort.clone(), job.signal.clone());
 
-    let result = drive(&rt, &ctx, &session, &job);
+    let result = drive(&rt, &ctx, &session, job);
     drop(watch);
 
     // No call starts any more, and the running ones are told to stop.
     session.nested.borrow_mut().shutdown();
-    // Free everything JavaScript before the context and runtime go.
-    session.release();
-    drop(ctx);
-    rt.set_interrupt_handler(None);
-    drop(rt);
     meter.pause();
     let outcome = RunOutcome {
         logs: session.logs.take(),
@@ -299,7 +395,13 @@ fn execute(job: Job) -> RunOutcome {
     // Running calls get the grace to end cleanly; then they are dropped.
     session.completed.borrow_mut().clear();
     session.nested.borrow_mut().drain(job.limits.cancel_grace);
-    outcome
+    let leftover = Leftover {
+        session,
+        slot,
+        ctx,
+        rt,
+    };
+    (outcome, Some(leftover))
 }
 
 /// Everything the event loop needs about the program's source.
@@ -361,8 +463,10 @@ fn drive(
             ));
         }
         // Park until a host future (or the caller) wakes this thread; this
-        // is not compute.
+        // is not compute. The values set aside are dropped first, while the
+        // host works on the calls the program is waiting for.
         session.meter.pause();
+        session.spent.borrow_mut().clear();
         let woken = session.signal.wait_until(session.meter.deadline());
         session.meter.resume();
         if !woken {
@@ -386,23 +490,12 @@ fn deliver_completed(ctx: &Ctx<'_>, session: &Session) -> bool {
     }
 }
 
-/// Installs the globals, compiles the program and starts it; returns its
-/// promise.
+/// Compiles the program and starts it; returns its promise.
 fn start<'js>(
     ctx: &Ctx<'js>,
     session: &Rc<Session>,
     source: &Source<'_>,
 ) -> Result<Persistent<Promise<'static>>, RunError> {
-    install(ctx, session).map_err(|e| {
-        if session.meter.stopped().is_some() || ctx.has_exception() {
-            failure(ctx, session, source, false)
-        } else {
-            RunError::new(
-                ErrorKind::Internal,
-                format!("could not install the sandbox globals: {e}"),
-            )
-        }
-    })?;
     let mut options = EvalOptions::default();
     options.filename = Some(PROGRAM_FILE.to_owned());
     options.strict = true;
@@ -427,23 +520,6 @@ fn start<'js>(
         Some(promise) => Ok(Persistent::save(ctx, promise)),
         None => Err(broken_out()),
     }
-}
-
-/// Defines `console`, runs the prelude (`tools`, `ToolCallError`) and
-/// captures the intrinsics, all before any program code.
-fn install<'js>(ctx: &Ctx<'js>, session: &Rc<Session>) -> rquickjs::Result<()> {
-    let mut options = EvalOptions::default();
-    options.filename = Some("sandbox".to_owned());
-    options.strict = true;
-    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
-    let call = natives::tool_function(ctx, session.clone())?;
-    let name = natives::name_function(ctx, session.clone())?;
-    let helpers: Object = prelude.call((call, name))?;
-    *session.kit.borrow_mut() = Kit::capture(ctx, &helpers)?;
-    let console = natives::console_object(ctx, session)?;
-    ctx.globals()
-        .prop("console", Property::from(console).writable().configurable())?;
-    Ok(())
 }
 
 /// The run's error for the pending exception (or the stop reason).
@@ -619,6 +695,7 @@ pub(crate) fn deliver<'js>(
                     if resolve.call::<_, ()>((value,)).is_err() {
                         let _ = ctx.catch();
                     }
+                    session.set_aside(json);
                     None
                 }
                 Err(_) => {
@@ -644,11 +721,9 @@ pub(crate) fn deliver<'js>(
             Some(site) => Some(site),
             None => natives::call_site(ctx, &kit).ok(),
         };
-        let rejected = kit
-            .function(ctx, kit::Intrinsic::FillToolError)
-            .zip(site)
-            .and_then(|(fill, site)| fill.call::<_, Value>((site, name, code, message)).ok())
-            .and_then(|error| reject.call::<_, ()>((error,)).ok());
+        let rejected = site
+            .filter(|site| natives::fill(ctx, site, name, &code, &message).is_ok())
+            .and_then(|site| reject.call::<_, ()>((site,)).ok());
         if rejected.is_none() {
             let _ = ctx.catch();
         }

@@ -1,27 +1,33 @@
-//! The engine's native functions: the one behind `tools.<name>(args)`, and
-//! `console.*`.
+//! The engine's native functions: the one behind `tools.<name>(args)`, the
+//! traps of `tools`, `ToolCallError`, and `console.*`.
 
 use std::rc::Rc;
 
-use rquickjs::function::{Opt, Rest};
-use rquickjs::{Ctx, Function, Object, Persistent, Value};
+use rquickjs::atom::PredefinedAtom;
+use rquickjs::function::{Opt, Rest, This};
+use rquickjs::object::Property;
+use rquickjs::{Atom, Ctx, Exception, Function, Object, Persistent, Value};
 
 use super::calls::Submitted;
 use super::format::Formatter;
 use super::kit::{Intrinsic, Kit};
 use super::meter::Stop;
 use super::text;
-use super::{Pending, Session, deliver};
+use super::{Pending, Session, Slot, deliver};
 use crate::sandbox::codes as code;
 use crate::sandbox::convert::to_json::{ToJsonError, to_json};
 
 /// The longest tool name accepted, in bytes.
 const NAME_CAP: usize = 256;
 
-/// How many tool names the engine keeps read (names are registered on a
-/// tool's first call; past this many, a name is read on every call).
-/// Bounds the memory outside the heap cap: at most this many × 256 bytes.
+/// How many tool names the engine keeps read (a name is read when `tools`
+/// first hands out its function; past this many, a name is read on every
+/// call). Bounds the memory outside the heap cap: at most this many × 256
+/// bytes.
 const NAMES_KEPT: usize = 1024;
+
+/// What `tools.x = …` and every other change to `tools` throws.
+const READ_ONLY: &str = "tools is read-only: call tools.<name>(args), or tools[\"name\"](args)";
 
 /// A tool name as read from the program: the text (cut to [`NAME_CAP`]
 /// bytes) and whether it was cut. Shared, not copied, by the calls that
@@ -30,26 +36,6 @@ const NAMES_KEPT: usize = 1024;
 pub(crate) struct ToolName {
     text: Rc<str>,
     cut: bool,
-}
-
-/// The function behind `nativeName(name)`: reads a tool's name once and
-/// answers with its id, or -2 when no more names are kept.
-pub(crate) fn name_function<'js>(
-    ctx: &Ctx<'js>,
-    session: Rc<Session>,
-) -> rquickjs::Result<Function<'js>> {
-    Function::new(
-        ctx.clone(),
-        move |ctx: Ctx<'js>, name: Value<'js>| -> rquickjs::Result<i32> {
-            if session.names.borrow().len() >= NAMES_KEPT {
-                return Ok(-2);
-            }
-            let read = read_name(&ctx, &session, &name)?;
-            let mut names = session.names.borrow_mut();
-            names.push(read);
-            Ok((names.len() - 1) as i32)
-        },
-    )
 }
 
 /// Reads a tool name (bounded: a 100 MB name is not copied whole).
@@ -75,20 +61,90 @@ fn read_name<'js>(
     }
 }
 
-/// The function behind every `tools.<name>`: `call(id, name, args, argc)`,
-/// where `id` is what `nativeName(name)` answered (the name is read again
-/// only if the id is not one).
-pub(crate) fn tool_function<'js>(
-    ctx: &Ctx<'js>,
-    session: Rc<Session>,
-) -> rquickjs::Result<Function<'js>> {
+/// Whether `key` names a tool: any string but `then` (so that `tools` is
+/// not a thenable, which `await tools` and `return tools` would call).
+fn is_tool_key<'js>(ctx: &Ctx<'js>, key: &Value<'js>) -> rquickjs::Result<Option<Atom<'js>>> {
+    if !key.is_string() {
+        return Ok(None);
+    }
+    let atom = Atom::from_value(ctx.clone(), key)?;
+    let then = Atom::from_predefined(ctx.clone(), PredefinedAtom::Then);
+    Ok((atom != then).then_some(atom))
+}
+
+/// The `get` trap of `tools`: the function of the tool named `key`, the
+/// same one every time (made on first use: the native call bound to the
+/// name, and to the name's id once it is read and kept).
+pub(crate) fn get_trap<'js>(ctx: &Ctx<'js>, slot: Rc<Slot>) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
         move |ctx: Ctx<'js>,
-              id: Value<'js>,
-              name: Value<'js>,
-              args: Opt<Value<'js>>,
-              argc: Opt<i32>| {
+              _target: Value<'js>,
+              key: Value<'js>|
+              -> rquickjs::Result<Value<'js>> {
+            let Some(atom) = is_tool_key(&ctx, &key)? else {
+                return Ok(Value::new_undefined(ctx));
+            };
+            let session = slot.session()?;
+            let (callers, call, bind) = {
+                let kit = session.kit.borrow();
+                (
+                    kit.value(&ctx, Intrinsic::Callers).into_object(),
+                    kit.value(&ctx, Intrinsic::ToolCall),
+                    kit.function(&ctx, Intrinsic::FunctionBind),
+                )
+            };
+            let (Some(callers), Some(bind)) = (callers, bind) else {
+                return Err(rquickjs::Error::Unknown);
+            };
+            let known: Value = callers.get(atom.clone())?;
+            if !known.is_undefined() {
+                return Ok(known);
+            }
+            let id = if session.names.borrow().len() < NAMES_KEPT {
+                let read = read_name(&ctx, &session, &key)?;
+                let mut names = session.names.borrow_mut();
+                names.push(read);
+                (names.len() - 1) as i32
+            } else {
+                -1
+            };
+            let caller: Value =
+                bind.call((This(call), Value::new_undefined(ctx.clone()), id, key))?;
+            callers.set(atom, caller.clone())?;
+            Ok(caller)
+        },
+    )
+}
+
+/// The `has` trap of `tools`: every tool key is in it.
+pub(crate) fn has_trap<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    Function::new(
+        ctx.clone(),
+        |ctx: Ctx<'js>, _target: Value<'js>, key: Value<'js>| -> rquickjs::Result<bool> {
+            Ok(is_tool_key(&ctx, &key)?.is_some())
+        },
+    )
+}
+
+/// The trap of every change to `tools`: it throws.
+pub(crate) fn read_only_trap<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    Function::new(ctx.clone(), |ctx: Ctx<'js>| -> rquickjs::Result<()> {
+        Err(Exception::throw_type(&ctx, READ_ONLY))
+    })
+}
+
+/// The function behind every `tools.<name>`, bound to the tool's `id` (the
+/// index of its name read and kept, or -1) and `name` (read again only if
+/// the id is not one): `call(id, name, ...args)`.
+pub(crate) fn tool_function<'js>(
+    ctx: &Ctx<'js>,
+    slot: Rc<Slot>,
+) -> rquickjs::Result<Function<'js>> {
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, id: Value<'js>, name: Value<'js>, args: Rest<Value<'js>>| {
+            let session = slot.session()?;
             let kept = id
                 .as_int()
                 .and_then(|i| usize::try_from(i).ok())
@@ -97,15 +153,86 @@ pub(crate) fn tool_function<'js>(
                 Some(name) => name,
                 None => read_name(&ctx, &session, &name)?,
             };
-            call_tool(&ctx, &session, name, args.0, argc.0.unwrap_or(0))
+            let argc = args.0.len();
+            let args = args.0.into_iter().next();
+            call_tool(&ctx, &session, name, args, argc)
         },
     )?
     .with_name("call")
 }
 
+/// The `ToolCallError` constructor: `new ToolCallError(toolName, code,
+/// message)` is an `Error` made in the caller's frame (so its stack shows
+/// the call site) with the prototype of the class constructed (`new.target`).
+pub(crate) fn tool_error_constructor<'js>(
+    ctx: &Ctx<'js>,
+    slot: Rc<Slot>,
+    prototype: Object<'js>,
+) -> rquickjs::Result<Function<'js>> {
+    let constructor = rquickjs::Constructor::new_prototype(
+        ctx,
+        prototype,
+        move |ctx: Ctx<'js>,
+              tool_name: Opt<Value<'js>>,
+              code: Opt<Value<'js>>,
+              message: Opt<Value<'js>>|
+              -> rquickjs::Result<Object<'js>> {
+            let session = slot.session()?;
+            let error = {
+                let kit = session.kit.borrow();
+                kit.value(&ctx, Intrinsic::ErrorCtor)
+                    .into_constructor()
+                    .ok_or(rquickjs::Error::Unknown)?
+            };
+            let error: Object = match message.0 {
+                Some(message) => error.construct((message,))?,
+                None => error.construct(())?,
+            };
+            let undefined = || Value::new_undefined(ctx.clone());
+            error.prop(
+                "toolName",
+                data(tool_name.0.unwrap_or_else(undefined), true),
+            )?;
+            error.prop("code", data(code.0.unwrap_or_else(undefined), true))?;
+            Ok(error)
+        },
+    )?;
+    let function: Function = constructor.into_inner();
+    function.set_name("ToolCallError")?;
+    function.set_length(3)?;
+    Ok(function)
+}
+
+/// A writable, configurable data property, enumerable or not.
+fn data(value: Value<'_>, enumerable: bool) -> Property<Value<'_>> {
+    let property = Property::from(value).writable().configurable();
+    if enumerable {
+        property.enumerable()
+    } else {
+        property
+    }
+}
+
+/// Fills in a failed call's `ToolCallError`: `toolName` and `code` (own,
+/// enumerable) and `message` (own, not enumerable), as the constructor
+/// and `Error` make them.
+pub(crate) fn fill<'js>(
+    ctx: &Ctx<'js>,
+    error: &Object<'js>,
+    name: &str,
+    code: &str,
+    message: &str,
+) -> rquickjs::Result<()> {
+    let text = |s: &str| rquickjs::String::from_str(ctx.clone(), s).map(|s| s.into_value());
+    error.prop("toolName", data(text(name)?, true))?;
+    error.prop("code", data(text(code)?, true))?;
+    error.prop("message", data(text(message)?, false))?;
+    Ok(())
+}
+
 /// Makes the error a call rejects with: an `Error` made here, in the
 /// program's frame (so its stack shows the program's call site), with
-/// `ToolCallError.prototype`; `fill` completes it.
+/// `ToolCallError.prototype`; [`fill`] completes it.
 pub(crate) fn call_site<'js>(ctx: &Ctx<'js>, kit: &Kit) -> rquickjs::Result<Object<'js>> {
     let error_ctor = kit
         .value(ctx, Intrinsic::ErrorCtor)
@@ -122,18 +249,15 @@ fn call_tool<'js>(
     session: &Session,
     name: ToolName,
     args: Option<Value<'js>>,
-    argc: i32,
+    argc: usize,
 ) -> rquickjs::Result<Value<'js>> {
     let kit = session.kit.borrow();
     let (promise, resolve, reject) = ctx.promise()?;
     let ToolName { text: name, cut } = name;
     let fail = |code: &str, message: String| -> rquickjs::Result<Value<'js>> {
         let site = call_site(ctx, &kit)?;
-        let fill = kit
-            .function(ctx, Intrinsic::FillToolError)
-            .ok_or(rquickjs::Error::Unknown)?;
-        let error: Value = fill.call((site, &*name, code, message))?;
-        reject.call::<_, ()>((error,))?;
+        fill(ctx, &site, &name, code, &message)?;
+        reject.call::<_, ()>((site,))?;
         Ok(promise.clone().into_value())
     };
 
@@ -224,7 +348,7 @@ fn call_tool<'js>(
 /// The `console` object: `log`, `info`, `debug`, `warn` and `error`.
 pub(crate) fn console_object<'js>(
     ctx: &Ctx<'js>,
-    session: &Rc<Session>,
+    slot: &Rc<Slot>,
 ) -> rquickjs::Result<Object<'js>> {
     let console = Object::new(ctx.clone())?;
     for (method, prefix) in [
@@ -234,8 +358,9 @@ pub(crate) fn console_object<'js>(
         ("warn", "warn: "),
         ("error", "error: "),
     ] {
-        let session = session.clone();
+        let slot = slot.clone();
         let function = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+            let session = slot.session()?;
             log(&ctx, &session, prefix, args.0)
         })?
         .with_name(method)?;
