@@ -204,3 +204,53 @@ async fn a_panicking_host_is_an_error_for_the_program() {
     .await;
     assert_eq!(value(&outcome), json!(["HOST_PANIC", "HOST_PANIC", 2]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_can_make_and_extend_tool_call_errors() {
+    let program = r#"
+        const e = new ToolCallError("search", "TIMEOUT", "took too long");
+        class Retry extends ToolCallError {
+            constructor(toolName) { super(toolName, "RETRY", "try again"); }
+        }
+        const r = new Retry("read");
+        const bare = new ToolCallError();
+        return [
+            e instanceof ToolCallError, e instanceof Error, e.name, e.toolName, e.code, e.message,
+            String(e), Object.keys(e), /program:2:/.test(e.stack),
+            r instanceof Retry, r instanceof ToolCallError, r.toolName, r.code, r.message,
+            "message" in bare && !Object.hasOwn(bare, "message"), bare.toolName === undefined,
+            Object.getPrototypeOf(ToolCallError) === Error, ToolCallError.name, ToolCallError.length,
+            Object.isFrozen(ToolCallError), Object.isFrozen(ToolCallError.prototype),
+            ToolCallError.prototype.constructor === ToolCallError,
+        ];
+    "#;
+    let (outcome, host) = run_js(program).await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            true,
+            true,
+            "ToolCallError",
+            "search",
+            "TIMEOUT",
+            "took too long",
+            "ToolCallError: took too long",
+            ["toolName", "code"],
+            true,
+            true,
+            true,
+            "read",
+            "RETRY",
+            "try again",
+            true,
+            true,
+            true,
+            "ToolCallError",
+            3,
+            true,
+            true,
+            true
+        ])
+    );
+    assert!(host.names().is_empty());
+}
