@@ -262,12 +262,14 @@ pub(crate) fn prepare() -> rquickjs::Result<Prepared> {
 
 /// Serves one run on this engine thread, in `prepared` (or in a runtime
 /// and context made now). The outcome is sent on `done` once no host
-/// future is left; the run's runtime is freed after, while the caller
-/// reads the outcome.
+/// future is left, right after `listed` runs (the pool lists the thread
+/// idle there); the run's runtime is freed after, while the caller reads
+/// the outcome.
 pub(crate) fn serve(
     prepared: Option<Prepared>,
     job: Job,
     done: tokio::sync::oneshot::Sender<RunOutcome>,
+    listed: impl FnOnce(),
 ) {
     job.signal.bind();
     // Host futures are polled here: they find the caller's runtime
@@ -280,6 +282,7 @@ pub(crate) fn serve(
             let error = RunError::new(ErrorKind::Internal, "the sandbox engine panicked");
             (failed(error, started), None)
         });
+    listed();
     let _ = done.send(outcome);
     drop(job);
     if let Some(leftover) = leftover {

@@ -6,17 +6,20 @@
 //! among those with the stack the run's limits need), or to a new thread if
 //! none waits. A thread serves one run at a time, each in a runtime and
 //! context of its own ([`Prepared`](super::Prepared)): what a thread keeps
-//! between runs is its stack and nothing JavaScript. After a run it sends
-//! the outcome, frees the run's runtime, makes a new one for its next run
-//! and only then puts itself on the list of idle threads: a run handed to a
-//! listed thread starts at once, and back-to-back runs go to threads in
-//! turn, so one frees and prepares while another runs. At most
-//! [`KEEP_IDLE`] threads wait at once (a burst of concurrent runs leaves no
-//! more behind); a thread that waits [`IDLE_FOR`] with no run ends.
+//! between runs is its stack and nothing JavaScript. After a run it lists
+//! itself idle, sends the outcome, then frees the run's runtime and makes a
+//! new one for its next run, and marks itself ready. A run goes to a ready
+//! thread if there is one (it starts at once), else to a listed thread
+//! still making its runtime (it starts once that is done, as soon as it
+//! would have in a new thread, without a thread's start). Between a model's
+//! calls, the engine's set-up and clean-up are thus off the run's path;
+//! back to back, they are on it, or on another core. At most [`KEEP_IDLE`]
+//! threads wait at once (a burst of concurrent runs leaves no more behind);
+//! a thread that waits [`IDLE_FOR`] with no run ends.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -42,6 +45,9 @@ struct Idle {
     stack: usize,
     id: u64,
     work: mpsc::Sender<Work>,
+    /// Whether its next run's runtime is made (else it is freeing the last
+    /// run's and making the next: a run handed to it starts after that).
+    ready: Arc<AtomicBool>,
 }
 
 /// The idle engine threads, the one that waited least last.
@@ -59,7 +65,8 @@ fn stack_size(job: &Job) -> usize {
     job.limits.stack_bytes.min(MAX_STACK_BYTES) + STACK_MARGIN
 }
 
-/// Hands `job` to an idle engine thread, or to a new one.
+/// Hands `job` to an idle engine thread whose runtime is ready, else to
+/// one making it, else to a new thread.
 pub(crate) fn submit(job: Job, done: oneshot::Sender<RunOutcome>) -> std::io::Result<()> {
     let stack = stack_size(&job);
     let mut work = Work { job, done };
@@ -67,7 +74,8 @@ pub(crate) fn submit(job: Job, done: oneshot::Sender<RunOutcome>) -> std::io::Re
         let waiting = {
             let mut idle = idle();
             idle.iter()
-                .rposition(|w| w.stack == stack)
+                .rposition(|w| w.stack == stack && w.ready.load(Ordering::Acquire))
+                .or_else(|| idle.iter().rposition(|w| w.stack == stack))
                 .map(|at| idle.remove(at))
         };
         let Some(thread) = waiting else {
@@ -93,37 +101,47 @@ fn start(stack: usize, work: Work) -> std::io::Result<()> {
 }
 
 /// The engine thread: serves runs until it has waited too long for one, or
-/// the idle list was full when it finished one. Between runs it frees the
-/// last run's runtime and makes the next one, then waits.
+/// the idle list was full when it finished one. It lists itself before it
+/// sends a run's outcome (the caller's next run finds it), then frees the
+/// run's runtime, makes the next one and marks itself ready.
 fn serve_runs(id: u64, stack: usize, first: Work) {
     let (sender, receiver) = mpsc::channel();
+    let ready = Arc::new(AtomicBool::new(false));
     let mut next = Some(first);
     let mut prepared = None;
     while let Some(Work { job, done }) = next.take() {
-        serve(prepared.take(), job, done);
-        if idle().len() >= KEEP_IDLE {
+        let mut waits = false;
+        serve(prepared.take(), job, done, || {
+            waits = wait_listed(id, stack, &sender, &ready);
+        });
+        if !waits {
             return;
         }
-        // Made before this thread is listed: a run handed to it finds its
-        // runtime ready. One that could not be made is made by the run.
+        // One that could not be made is made by the run.
         prepared = prepare().ok();
-        if !wait_listed(id, stack, &sender) {
-            return;
-        }
+        ready.store(true, Ordering::Release);
         next = next_run(id, &receiver, IDLE_FOR);
     }
 }
 
-/// Puts this thread on the idle list, unless [`KEEP_IDLE`] threads are on it.
-fn wait_listed(id: u64, stack: usize, sender: &mpsc::Sender<Work>) -> bool {
+/// Puts this thread on the idle list, not ready, unless [`KEEP_IDLE`]
+/// threads are on it.
+fn wait_listed(
+    id: u64,
+    stack: usize,
+    sender: &mpsc::Sender<Work>,
+    ready: &Arc<AtomicBool>,
+) -> bool {
     let mut idle = idle();
     if idle.len() >= KEEP_IDLE {
         return false;
     }
+    ready.store(false, Ordering::Release);
     idle.push(Idle {
         stack,
         id,
         work: sender.clone(),
+        ready: ready.clone(),
     });
     true
 }
@@ -270,7 +288,12 @@ mod tests {
                     }
                     let (done, outcome) = oneshot::channel();
                     // As the pool serves a run: in a runtime made before it.
-                    serve(prepare().ok(), job(program, limits, &tools, &handle), done);
+                    serve(
+                        prepare().ok(),
+                        job(program, limits, &tools, &handle),
+                        done,
+                        || {},
+                    );
                     outcomes.push(outcome.blocking_recv().expect("an outcome"));
                 }
                 outcomes
@@ -530,13 +553,23 @@ mod tests {
     /// threads.
     static POOL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-    /// Waits until `n` threads are listed idle (a safety net, not a timing).
+    /// Waits until `n` threads are listed idle and ready (a safety net, not
+    /// a timing).
     async fn listed(n: usize) {
+        let ready = || {
+            let idle = idle();
+            (
+                idle.len(),
+                idle.iter()
+                    .filter(|w| w.ready.load(Ordering::Acquire))
+                    .count(),
+            )
+        };
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while idle().len() < n && std::time::Instant::now() < deadline {
+        while ready() != (n, n) && std::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
-        assert_eq!(idle().len(), n);
+        assert_eq!(ready(), (n, n));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -604,6 +637,7 @@ mod tests {
             stack: usize::MAX,
             id,
             work: sender,
+            ready: Arc::default(),
         });
         assert!(next_run(id, &receiver, Duration::from_millis(10)).is_none());
         assert!(idle().iter().all(|w| w.id != id));
