@@ -5,10 +5,16 @@
 //! - **start**: `run_code` of `return 1` against one native call of a
 //!   trivial tool (`echo`), and against starting a Node `worker_thread`
 //!   that posts `1` back (the reference system's substrate; `node` must be
-//!   on the PATH, else that row is skipped);
+//!   on the PATH, else that row is skipped). Twice: 50 runs back to back
+//!   (each run pays for its engine's set-up and clean-up: an engine thread
+//!   frees a run's QuickJS runtime and makes the next after the outcome,
+//!   so back to back that work is on the path unless another core takes
+//!   it), and single runs 5 ms apart (the set-up was made while the engine
+//!   waited, as between a model's calls);
 //! - **per nested call**: 100 `read`s of a small file in one program
 //!   against 100 native `Registry::call`s of `read`, awaited one by one in
-//!   both (the program's own start is subtracted: it is the row above);
+//!   both; the program's own cost is a program with the same loop and no
+//!   call, run in the same conditions (5 ms after the last run), subtracted;
 //! - **memory**: the resident set of 20 runs waiting on a slow tool at
 //!   once, per run.
 //!
@@ -148,8 +154,12 @@ fn main() {
         }
     });
 
-
+    let empty = program(
+        "let n = 0; for (let i = 0; i < 100; i++) { const r = { totalLines: 3 }; n += r.totalLines; } return n;",
+    );
+    let settle = Duration::from_millis(5);
     let (mut start, mut echo, mut nested, mut native) = (vec![], vec![], vec![], vec![]);
+    let (mut spaced, mut looped) = (vec![], vec![]);
     for _ in 0..ROUNDS {
         rt.block_on(async {
             // One start of a program, against one echo call (each averaged
@@ -167,7 +177,9 @@ fn main() {
                 black_box(registry.call(ToolCall::new("e", "echo", echo_args)).await);
             }
             echo.push(t.elapsed().as_secs_f64() / 50.0);
-            // 100 reads in a program, against 100 native reads.
+            // 100 reads in a program, against 100 native reads; the same
+            // program without the reads, in the same conditions.
+            tokio::time::sleep(settle).await;
             let t = Instant::now();
             let out = registry.call(ToolCall::new("p", "run_code", &*reads)).await;
             assert_eq!(out.value().unwrap()["result"], 300, "{out:?}");
@@ -178,11 +190,27 @@ fn main() {
                 assert!(!out.is_error());
             }
             native.push(t.elapsed().as_secs_f64());
+            tokio::time::sleep(settle).await;
+            let t = Instant::now();
+            let out = registry.call(ToolCall::new("l", "run_code", &*empty)).await;
+            assert_eq!(out.value().unwrap()["result"], 300, "{out:?}");
+            looped.push(t.elapsed().as_secs_f64());
+            // Single starts, each 5 ms after the last run.
+            for _ in 0..5 {
+                tokio::time::sleep(settle).await;
+                let t = Instant::now();
+                let out = registry
+                    .call(ToolCall::new("s", "run_code", &*trivial))
+                    .await;
+                spaced.push(t.elapsed().as_secs_f64());
+                assert!(!out.is_error(), "{out:?}");
+            }
         });
     }
     let start_s = median(start);
+    let spaced_s = median(spaced);
     let echo_s = median(echo);
-    let per_nested = (median(nested) - start_s) / 100.0;
+    let per_nested = (median(nested) - median(looped)) / 100.0;
     let per_native = median(native) / 100.0;
 
     // Memory: 20 runs waiting on a 1.5 s nap at once.
@@ -212,10 +240,15 @@ fn main() {
     println!();
     println!("Code Mode, {ROUNDS} alternating rounds (medians):");
     println!(
-        "  start      run_code of `return 1`: {:.1} µs; one native call of echo: {:.2} µs; ratio {:.1}",
+        "  start      run_code of `return 1`, back to back: {:.1} µs; one native call of echo: {:.2} µs; ratio {:.1}",
         start_s * 1e6,
         echo_s * 1e6,
         start_s / echo_s
+    );
+    println!(
+        "  start      run_code of `return 1`, 5 ms apart: {:.1} µs; ratio {:.1}",
+        spaced_s * 1e6,
+        spaced_s / echo_s
     );
     match node {
         Some(ms) => println!(
