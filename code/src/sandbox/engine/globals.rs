@@ -1,7 +1,9 @@
 //! The globals a program finds besides the language's own: `tools`,
 //! `ToolCallError` and `console`, made from Rust in a fresh context before
-//! any program code runs. No JavaScript is parsed for them: compiling a
-//! prelude cost more than the whole context.
+//! any program code runs. The one piece of JavaScript is the `get` trap of
+//! `tools` (a line, so that a call's path stays in the interpreter);
+//! compiling the 86-line prelude this replaces cost more than the whole
+//! context.
 //!
 //! What they need is read from the pristine context here, once, and kept in
 //! the [`Kit`](super::kit::Kit); nothing the program later does to a global
@@ -14,6 +16,7 @@
 
 use std::rc::Rc;
 
+use rquickjs::context::EvalOptions;
 use rquickjs::object::Property;
 use rquickjs::proxy::ProxyHandler;
 use rquickjs::{Ctx, Function, Object, Proxy};
@@ -49,9 +52,15 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, slot: &Rc<Slot>) -> rquickjs::Result<
     let call = natives::tool_function(ctx, slot.clone())?;
     kit.keep(ctx, Intrinsic::ToolCall, call.into_value());
     let callers = Object::new_proto(ctx.clone(), None)?;
-    kit.keep(ctx, Intrinsic::Callers, callers.into_value());
+    kit.keep(ctx, Intrinsic::Callers, callers.clone().into_value());
     let handler = Object::new_proto(ctx.clone(), None)?;
-    handler.set("get", natives::get_trap(ctx, slot.clone())?)?;
+    let mut options = EvalOptions::default();
+    options.filename = Some("sandbox".to_owned());
+    options.strict = true;
+    let get_trap: Function = ctx.eval_with_options(natives::GET_TRAP, options)?;
+    let get: Function =
+        get_trap.call((callers.clone(), natives::make_caller(ctx, slot.clone())?))?;
+    handler.set("get", get)?;
     handler.set("has", natives::has_trap(ctx)?)?;
     let read_only = natives::read_only_trap(ctx)?;
     for trap in [

@@ -72,19 +72,24 @@ fn is_tool_key<'js>(ctx: &Ctx<'js>, key: &Value<'js>) -> rquickjs::Result<Option
     Ok((atom != then).then_some(atom))
 }
 
-/// The `get` trap of `tools`: the function of the tool named `key`, the
-/// same one every time (made on first use: the native call bound to the
-/// name, and to the name's id once it is read and kept).
-pub(crate) fn get_trap<'js>(ctx: &Ctx<'js>, slot: Rc<Slot>) -> rquickjs::Result<Function<'js>> {
+/// The `get` trap of `tools`, in JavaScript so that a call's path stays in
+/// the interpreter: the function of the tool named `key` from `callers`,
+/// made by `make(key)` the first time. It reads no global and no prototype
+/// (`callers` has none, and the program cannot reach it).
+pub(crate) const GET_TRAP: &str = "(function (callers, make) {\n\
+    \"use strict\";\n\
+    return (target, key) =>\n\
+        typeof key === \"string\" && key !== \"then\" ? (callers[key] ?? make(key)) : undefined;\n\
+})";
+
+/// `make(key)` of the `get` trap: the function of the tool named `key`,
+/// kept in the callers: the native call bound to the name, and to the
+/// name's id once it is read and kept.
+pub(crate) fn make_caller<'js>(ctx: &Ctx<'js>, slot: Rc<Slot>) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
-        move |ctx: Ctx<'js>,
-              _target: Value<'js>,
-              key: Value<'js>|
-              -> rquickjs::Result<Value<'js>> {
-            let Some(atom) = is_tool_key(&ctx, &key)? else {
-                return Ok(Value::new_undefined(ctx));
-            };
+        move |ctx: Ctx<'js>, key: Value<'js>| -> rquickjs::Result<Value<'js>> {
+            let atom = Atom::from_value(ctx.clone(), &key)?;
             let session = slot.session()?;
             let (callers, call, bind) = {
                 let kit = session.kit.borrow();
@@ -97,10 +102,6 @@ pub(crate) fn get_trap<'js>(ctx: &Ctx<'js>, slot: Rc<Slot>) -> rquickjs::Result<
             let (Some(callers), Some(bind)) = (callers, bind) else {
                 return Err(rquickjs::Error::Unknown);
             };
-            let known: Value = callers.get(atom.clone())?;
-            if !known.is_undefined() {
-                return Ok(known);
-            }
             let id = if session.names.borrow().len() < NAMES_KEPT {
                 let read = read_name(&ctx, &session, &key)?;
                 let mut names = session.names.borrow_mut();
