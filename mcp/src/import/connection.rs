@@ -46,6 +46,9 @@ pub(crate) enum Failure {
     /// The server answered with a JSON-RPC error, or with something that
     /// is not a `tools/call` result.
     Protocol(String),
+    /// The server refused the request's authorization, and none could be
+    /// had without a person (or the person's login failed).
+    Unauthorized(String),
 }
 
 /// A live session with the server.
@@ -76,6 +79,68 @@ pub(crate) struct Connection {
     pub(crate) server: String,
     state: tokio::sync::Mutex<State>,
     generations: std::sync::atomic::AtomicU64,
+    /// The server's OAuth authorization, shared by its sessions.
+    auth: Auth,
+}
+
+#[cfg(feature = "client-http")]
+type Auth = Option<Arc<super::oauth::Authorization>>;
+#[cfg(not(feature = "client-http"))]
+type Auth = ();
+
+/// The authorization of `import`, when it has one.
+#[cfg(feature = "client-http")]
+fn authorization(import: &Import) -> Result<Auth, String> {
+    match &import.transport {
+        Transport::Http {
+            url,
+            headers,
+            options,
+            oauth: Some(oauth),
+        } => {
+            if headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            {
+                return Err(
+                    "it has both an Authorization header and OAuth: give one of them".to_owned(),
+                );
+            }
+            super::oauth::Authorization::new(url, oauth.clone(), options)
+                .map(|auth| Some(Arc::new(auth)))
+        }
+        _ => Ok(None),
+    }
+}
+
+#[cfg(not(feature = "client-http"))]
+fn authorization(_import: &Import) -> Result<Auth, String> {
+    Ok(())
+}
+
+/// How long connecting may take: the connect timeout, and the time a
+/// person may take to log in.
+fn connect_deadline(import: &Import) -> Duration {
+    #[cfg(feature = "client-http")]
+    if let Transport::Http {
+        oauth: Some(oauth), ..
+    } = &import.transport
+    {
+        return import.connect_timeout + oauth.login_time();
+    }
+    import.connect_timeout
+}
+
+/// Why the last request could not be authorized, when that is why it
+/// failed.
+#[cfg(feature = "client-http")]
+fn auth_failure(auth: &Auth) -> Option<String> {
+    auth.as_ref().and_then(|a| a.take_failure())
+}
+
+#[cfg(not(feature = "client-http"))]
+fn auth_failure(_auth: &Auth) -> Option<String> {
+    None
 }
 
 impl std::fmt::Debug for Connection {
@@ -97,9 +162,12 @@ impl Connection {
     /// Connects and lists every tool (all pages), within the import's
     /// connect timeout.
     pub(crate) async fn open(import: Import) -> Result<Opened, String> {
-        let deadline = import.connect_timeout;
+        let deadline = connect_deadline(&import);
+        let auth = authorization(&import)?;
         let opened = tokio::time::timeout(deadline, async {
-            let (service, routes) = start(&import).await?;
+            let (service, routes) = start(&import, &auth)
+                .await
+                .map_err(|e| auth_failure(&auth).unwrap_or(e))?;
             let tools = service
                 .peer()
                 .list_all_tools()
@@ -137,6 +205,7 @@ impl Connection {
                 generation: 0,
             })),
             generations: std::sync::atomic::AtomicU64::new(0),
+            auth,
         });
         Ok(Opened {
             connection,
@@ -181,7 +250,11 @@ impl Connection {
             )));
         }
         let failures = *failures;
-        let attempt = tokio::time::timeout(self.import.connect_timeout, start(&self.import)).await;
+        let attempt = tokio::time::timeout(
+            connect_deadline(&self.import),
+            start(&self.import, &self.auth),
+        )
+        .await;
         match attempt {
             Ok(Ok((service, routes))) => {
                 let generation = self
@@ -198,7 +271,7 @@ impl Connection {
             }
             failed => {
                 let reason = match failed {
-                    Ok(Err(e)) => e,
+                    Ok(Err(e)) => auth_failure(&self.auth).unwrap_or(e),
                     _ => format!(
                         "it did not answer initialize within {} ms",
                         self.import.connect_timeout.as_millis()
@@ -298,6 +371,9 @@ impl Connection {
                 error.code.0, error.message
             ))),
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                if let Some(why) = auth_failure(&self.auth) {
+                    return Err(Failure::Unauthorized(why));
+                }
                 let reason = service_error(&e);
                 self.take_down(generation, &reason).await;
                 Err(Failure::Gone(format!(
@@ -509,6 +585,7 @@ fn backoff(failures: u32) -> Duration {
 /// runs `initialize`.
 async fn start(
     import: &Import,
+    auth: &Auth,
 ) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
     let routes = Arc::new(Routes::default());
     let handler = Handler;
@@ -563,7 +640,12 @@ async fn start(
                 .await
                 .map_err(|e| format!("initialize failed: {e}"))?
         }
-        Transport::Http { url, headers } => http(handler, routes.clone(), url, headers).await?,
+        Transport::Http {
+            url,
+            headers,
+            options,
+            ..
+        } => http(handler, routes.clone(), url, headers, options, auth).await?,
     };
     Ok((service, routes))
 }
@@ -574,17 +656,12 @@ async fn http(
     routes: Arc<Routes>,
     url: &str,
     headers: &[(String, String)],
+    options: &super::source::HttpOptions,
+    auth: &Auth,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    if url
-        .get(..8)
-        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
-    {
-        return Err(
-            "https:// needs TLS, which this build of toolprism does not include; import over http:// (a loopback or private address), or over stdio".to_owned(),
-        );
-    }
+    super::http::check_url(url, options.allow_http)?;
     let mut map = HashMap::new();
     for (name, value) in headers {
         let header = http::HeaderName::try_from(name.as_str())
@@ -593,15 +670,19 @@ async fn http(
             .map_err(|_| format!("the value of the header {name} is not a valid header value"))?;
         map.insert(header, value);
     }
+    let client = super::oauth::SessionClient {
+        http: super::http::client(options)?,
+        auth: auth.clone(),
+    };
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(map);
     let transport = Routed {
-        inner: StreamableHttpClientTransport::from_config(config),
+        inner: StreamableHttpClientTransport::with_client(client, config),
         routes,
     };
     handler
         .serve(transport)
         .await
-        .map_err(|e| format!("initialize failed: {e}"))
+        .map_err(|e| format!("initialize failed: {}", super::http::describe(&e)))
 }
 
 #[cfg(not(feature = "client-http"))]
@@ -610,6 +691,8 @@ async fn http(
     _routes: Arc<Routes>,
     _url: &str,
     _headers: &[(String, String)],
+    _options: &super::source::HttpOptions,
+    _auth: &Auth,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
     Err("this build imports over stdio only: enable the feature `client-http` of toolprism-mcp (`import` of toolprism) for Streamable HTTP".to_owned())
 }

@@ -94,6 +94,10 @@
 
 mod config;
 mod connection;
+#[cfg(feature = "client-http")]
+mod http;
+#[cfg(feature = "client-http")]
+mod oauth;
 mod presenter;
 mod source;
 mod tool;
@@ -106,10 +110,13 @@ use toolprism_core::RegistryBuilder;
 
 pub use config::{McpConfig, split_command_line};
 pub use connection::MAX_BACKOFF;
+#[cfg(feature = "client-http")]
+pub use oauth::{Browser, DEFAULT_LOGIN_TIMEOUT, DEFAULT_MAX_STEP_UPS, OAuth, SystemBrowser};
 pub use presenter::Presenter;
 pub use source::{DEFAULT_CONNECT_TIMEOUT, INHERITED_ENV, Import, PREFIX_SEPARATOR, Stderr};
 pub use tool::{
-    ImportedTool, META_ERROR_CODE, SERVER_ERROR, SERVER_GONE, SERVER_UNAVAILABLE, TOOL_ERROR,
+    ImportedTool, META_ERROR_CODE, SERVER_ERROR, SERVER_GONE, SERVER_UNAUTHORIZED,
+    SERVER_UNAVAILABLE, TOOL_ERROR,
 };
 
 /// Why an import failed: which server, and what went wrong.
@@ -245,6 +252,40 @@ impl Import {
             server: server.into(),
             server_name: opened.server_name.map(Into::into),
         })
+    }
+}
+
+#[cfg(feature = "client-http")]
+impl Import {
+    /// Logs in to this HTTP server now, whatever tokens are saved: asks
+    /// the server for its challenge, then authorizes as its
+    /// [`OAuth`](Import::oauth) says (a browser, or client credentials),
+    /// and saves the tokens. Returns the token file. What `import login
+    /// URL` runs on a `toolprism::cli` command line.
+    pub async fn login(&self) -> Result<std::path::PathBuf, ImportError> {
+        let source = self.source();
+        let error = |message: String| ImportError::new(&source, message);
+        let source::Transport::Http {
+            url,
+            options,
+            oauth,
+            ..
+        } = &self.transport
+        else {
+            return Err(error(
+                "a server over stdio has no login: OAuth is for HTTP servers".to_owned(),
+            ));
+        };
+        let Some(oauth) = oauth else {
+            return Err(error(
+                "this import has no OAuth to log in with (Import::oauth)".to_owned(),
+            ));
+        };
+        http::check_url(url, options.allow_http).map_err(error)?;
+        let auth = oauth::Authorization::new(url, oauth.clone(), options).map_err(error)?;
+        let client = http::client(options).map_err(error)?;
+        auth.login(&client).await.map_err(error)?;
+        Ok(auth.token_file().to_path_buf())
     }
 }
 
