@@ -393,6 +393,7 @@ pub mod import;
 mod input;
 mod limits;
 mod sent;
+mod served;
 mod stdio;
 
 use std::io;

@@ -10,19 +10,19 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject, JsonRpcMessage,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
-    ServerResult, Tool as McpTool,
+    ClientRequest, JsonObject, JsonRpcMessage, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerNotification, ServerResult, Tool as McpTool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
 use rmcp::transport::Transport as McpTransport;
-use rmcp::{ClientHandler, ServiceError, ServiceExt};
+use rmcp::{ServiceError, ServiceExt};
 use tokio::sync::mpsc;
 
 use toolprism_core::ToolContext;
 
+use super::relay::{self, Handler, Relay};
 use super::source::{INHERITED_ENV, Import, Stderr, Transport};
 
 /// The first wait before reconnecting after a failed attempt; it doubles
@@ -81,6 +81,15 @@ pub(crate) struct Connection {
     generations: std::sync::atomic::AtomicU64,
     /// The server's OAuth authorization, shared by its sessions.
     auth: Auth,
+    /// Its log messages, requests and list changes, to the calls waiting
+    /// on it and to the import's events.
+    pub(crate) relay: Arc<Relay>,
+    /// The tools as last listed, shared with the [`Imported`](super::Imported)
+    /// (weak: the tools hold the connection).
+    listing: std::sync::OnceLock<std::sync::Weak<super::Listing>>,
+    /// One `tools/list` after `list_changed` at a time, so the last one
+    /// read is the one kept.
+    refreshing: tokio::sync::Mutex<()>,
 }
 
 #[cfg(feature = "client-http")]
@@ -164,8 +173,9 @@ impl Connection {
     pub(crate) async fn open(import: Import) -> Result<Opened, String> {
         let deadline = connect_deadline(&import);
         let auth = authorization(&import)?;
+        let relay = Arc::new(Relay::default());
         let opened = tokio::time::timeout(deadline, async {
-            let (service, routes) = start(&import, &auth)
+            let (service, routes) = start(&import, &auth, &relay)
                 .await
                 .map_err(|e| auth_failure(&auth).unwrap_or(e))?;
             let tools = service
@@ -188,6 +198,7 @@ impl Connection {
             .peer_info()
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()));
         let shown = import.name.clone().or_else(|| server_name.clone());
+        relay.set_name(shown.clone().unwrap_or_else(|| "server".to_owned()));
         let server = match &shown {
             Some(name) => format!(
                 "the MCP server \"{}\" ({})",
@@ -206,7 +217,11 @@ impl Connection {
             })),
             generations: std::sync::atomic::AtomicU64::new(0),
             auth,
+            relay: relay.clone(),
+            listing: std::sync::OnceLock::new(),
+            refreshing: tokio::sync::Mutex::new(()),
         });
+        relay.set_connection(Arc::downgrade(&connection));
         Ok(Opened {
             connection,
             server_name,
@@ -252,7 +267,7 @@ impl Connection {
         let failures = *failures;
         let attempt = tokio::time::timeout(
             connect_deadline(&self.import),
-            start(&self.import, &self.auth),
+            start(&self.import, &self.auth, &self.relay),
         )
         .await;
         match attempt {
@@ -293,6 +308,62 @@ impl Connection {
         }
     }
 
+    /// The import's options (naming, presenters, timeouts).
+    pub(crate) fn import_options(&self) -> Import {
+        self.import.clone()
+    }
+
+    /// The tools' shared list, which [`refresh`](Self::refresh) replaces.
+    pub(crate) fn set_listing(&self, listing: &Arc<super::Listing>) {
+        let _ = self.listing.set(Arc::downgrade(listing));
+    }
+
+    /// The server's name in forwarded log messages.
+    fn relay_name(&self) -> String {
+        self.import
+            .name
+            .clone()
+            .unwrap_or_else(|| self.relay_fallback_name())
+    }
+
+    fn relay_fallback_name(&self) -> String {
+        match &self.import.transport {
+            Transport::Stdio { program, .. } => program.clone(),
+            Transport::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// After `notifications/tools/list_changed`: lists the tools again and
+    /// replaces the import's, named as when connecting; then tells the
+    /// import's listeners ([`ImportEvent::ToolsChanged`]). A list that
+    /// cannot be used (a name toolprism refuses, a failed `tools/list`)
+    /// keeps the tools there were, and says why
+    /// ([`ImportEvent::RefreshFailed`]).
+    pub(crate) async fn refresh(self: Arc<Self>) {
+        let _one = self.refreshing.lock().await;
+        let Some(listing) = self.listing.get().and_then(std::sync::Weak::upgrade) else {
+            return;
+        };
+        let listed = match self.peer().await {
+            Ok((peer, _, _)) => peer
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("tools/list failed: {}", service_error(&e))),
+            Err(Failure::Unavailable(why) | Failure::Gone(why) | Failure::Protocol(why))
+            | Err(Failure::Unauthorized(why)) => Err(why),
+        };
+        let server = self.relay_name();
+        match listed.and_then(|tools| super::name_tools(&self.import, &self, tools, false)) {
+            Ok(tools) => {
+                listing.set(tools);
+                self.relay.emit(super::ImportEvent::ToolsChanged { server });
+            }
+            Err(message) => self
+                .relay
+                .emit(super::ImportEvent::RefreshFailed { server, message }),
+        }
+    }
+
     /// Takes session `generation` down (its server died under a call):
     /// the next call opens a new one. Dropping the session kills what is
     /// left of a child process's group.
@@ -316,6 +387,8 @@ impl Connection {
         arguments: JsonObject,
         cx: &ToolContext<'_>,
     ) -> Result<CallToolResult, Failure> {
+        // Enrolled first: a request of the server may follow the call at once.
+        let (_enrolled, mut relayed) = self.relay.enroll();
         let (peer, routes, generation) = self.peer().await?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -343,18 +416,23 @@ impl Connection {
         let response = handle.await_response();
         let mut response = std::pin::pin!(response);
         let mut scale = Scale::default();
-        let answered = loop {
-            tokio::select! {
-                biased;
-                Some(report) = reports.recv() => scale.forward(&report, cx),
-                answered = &mut response => break answered,
+        let name = self.relay_name();
+        let waiting = async {
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(report) = reports.recv() => scale.forward(&report, cx),
+                    answered = &mut response => break answered,
+                }
             }
         };
+        let answered = relay::relay_while(waiting, &mut relayed, &name, cx).await;
         abandon.id = None;
-        // The reports that came with the answer.
+        // The reports and messages that came with the answer.
         while let Ok(report) = reports.try_recv() {
             scale.forward(&report, cx);
         }
+        relay::drain(&mut relayed, &name, cx);
         match answered {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
             Ok(ServerResult::EmptyResult(_)) => Ok(CallToolResult::default()),
@@ -524,21 +602,6 @@ impl Drop for Route {
     }
 }
 
-/// The client side of one session: toolprism asks nothing of the server's
-/// user or model (no sampling, elicitation or roots declared). Progress
-/// is routed by [`Routed`], not here.
-struct Handler;
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolprism", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25)
-    }
-}
-
 /// A transport that routes each progress notification to its call as it
 /// is read, in the order the server wrote it. rmcp hands notifications to
 /// the handler on tasks of their own, which may run after the answer that
@@ -548,6 +611,7 @@ impl ClientHandler for Handler {
 struct Routed<T> {
     inner: T,
     routes: Arc<Routes>,
+    relay: Arc<Relay>,
 }
 
 impl<T: McpTransport<RoleClient>> McpTransport<RoleClient> for Routed<T> {
@@ -562,10 +626,18 @@ impl<T: McpTransport<RoleClient>> McpTransport<RoleClient> for Routed<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ServerNotification::ProgressNotification(progress) = &notification.notification
-        {
-            self.routes.deliver(progress.params.clone());
+        if let JsonRpcMessage::Notification(notification) = &message {
+            match &notification.notification {
+                ServerNotification::ProgressNotification(progress) => {
+                    self.routes.deliver(progress.params.clone());
+                }
+                #[allow(deprecated)]
+                ServerNotification::LoggingMessageNotification(log) => {
+                    self.relay.log(log.params.clone());
+                }
+                ServerNotification::ToolListChangedNotification(_) => self.relay.tools_changed(),
+                _ => {}
+            }
         }
         Some(message)
     }
@@ -586,9 +658,12 @@ fn backoff(failures: u32) -> Duration {
 async fn start(
     import: &Import,
     auth: &Auth,
+    relay: &Arc<Relay>,
 ) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
     let routes = Arc::new(Routes::default());
-    let handler = Handler;
+    let handler = Handler {
+        relay: relay.clone(),
+    };
     let service = match &import.transport {
         Transport::Stdio {
             program,
@@ -634,6 +709,7 @@ async fn start(
             let transport = Routed {
                 inner: transport,
                 routes: routes.clone(),
+                relay: relay.clone(),
             };
             handler
                 .serve(transport)
@@ -647,6 +723,21 @@ async fn start(
             ..
         } => http(handler, routes.clone(), url, headers, options, auth).await?,
     };
+    // Every log message the server has, for the hub's clients to filter by
+    // their own levels.
+    let logs = service
+        .peer()
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    if logs {
+        #[allow(deprecated)] // Logging: deprecated by SEP-2577, still in the protocol.
+        let _ = service
+            .peer()
+            .set_level(rmcp::model::SetLevelRequestParams::new(
+                rmcp::model::LoggingLevel::Debug,
+            ))
+            .await;
+    }
     Ok((service, routes))
 }
 
@@ -675,9 +766,11 @@ async fn http(
         auth: auth.clone(),
     };
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(map);
+    let relay = handler.relay.clone();
     let transport = Routed {
         inner: StreamableHttpClientTransport::with_client(client, config),
         routes,
+        relay,
     };
     handler
         .serve(transport)

@@ -377,6 +377,20 @@ impl OAuth {
         self
     }
 
+    /// `self`, with `other`'s browser and login hint where it has none.
+    pub(crate) fn fill_from(mut self, other: OAuth) -> OAuth {
+        if self.browser.is_none() {
+            self.browser = other.browser;
+        }
+        if self.login_hint.is_none() {
+            self.login_hint = other.login_hint;
+        }
+        if self.tokens.is_none() {
+            self.tokens = other.tokens;
+        }
+        self
+    }
+
     /// Whether a login may wait for a person.
     pub(crate) fn is_interactive(&self) -> bool {
         self.browser.is_some() && !matches!(self.identity, Identity::Machine { .. })

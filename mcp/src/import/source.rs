@@ -360,6 +360,31 @@ impl Import {
         self
     }
 
+    /// For a command line's HTTP imports: `oauth` for an import that has
+    /// no [`OAuth`](super::OAuth) of its own and no `Authorization` header
+    /// ([`bearer`](Self::bearer)); an import with its own OAuth keeps it,
+    /// taking from `oauth` the browser and the login hint when it has
+    /// none. No effect over stdio.
+    #[cfg(feature = "client-http")]
+    pub fn default_oauth(mut self, default: super::oauth::OAuth) -> Self {
+        if let Transport::Http { headers, oauth, .. } = &mut self.transport {
+            let has_header = headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+            *oauth = match oauth.take() {
+                Some(own) => Some(own.fill_from(default)),
+                None if has_header => None,
+                None => Some(default),
+            };
+        }
+        self
+    }
+
+    /// Whether the server is reached over HTTP ([`http`](Self::http)).
+    pub fn is_http(&self) -> bool {
+        matches!(self.transport, Transport::Http { .. })
+    }
+
     /// The server as messages name it: the command line, or the URL.
     /// Header values and environment values are never shown.
     pub fn source(&self) -> String {
