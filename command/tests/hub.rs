@@ -77,6 +77,10 @@ fn main() -> ExitCode {
             "imports_that_fail_are_usage_errors",
             imports_that_fail_are_usage_errors,
         ),
+        (
+            "the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed",
+            the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed,
+        ),
     ];
     toolprism_testkit::harness::run(tests)
 }
@@ -103,7 +107,20 @@ fn test_server() -> PathBuf {
     let profile = exe.parent().unwrap().parent().unwrap();
     let server = profile.join("examples").join("mcp_test_server");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let mut build = Command::new(cargo);
+    // Not the variables cargo set for this test (CARGO_MANIFEST_DIR,
+    // CARGO_PKG_NAME, …): build scripts that watch them (ring's) would run
+    // again, and the next outer build would undo it.
+    for (key, _) in std::env::vars_os() {
+        if let Some(key) = key.to_str()
+            && key.starts_with("CARGO_")
+            && key != "CARGO_HOME"
+            && key != "CARGO_TARGET_DIR"
+        {
+            build.env_remove(key);
+        }
+    }
+    let status = build
         .args([
             "build",
             "-p",
@@ -378,6 +395,98 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
             "{key}"
         );
     }
+}
+
+/// `server-everything` (npm, pinned) behind the hub, the Python client in
+/// front (`tests/support/hub_everything.py`): the server's log messages
+/// reach the client named after the server, during a call and on their
+/// own; its elicitation is forwarded to the client and its answer back;
+/// after the server is killed and started again, it lists its tools again
+/// (and says so), the hub builds its registry again, and the client is
+/// sent `notifications/tools/list_changed`.
+fn the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let npm = toolprism_testkit::npm_packages("mcp-servers", import_env::NPM_SERVERS);
+    let everything = npm.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let pidfile = dir.path().join("everything.pid");
+    let capture = dir.path().join("everything.in");
+    let config = dir.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"everything": {"command": "sh",
+            "args": [workspace().join("mcp/tests/support/wrap.sh"), capture, pidfile,
+                     "node", everything, "stdio"],
+            "timeout": 30000}}})
+        .to_string(),
+    )
+    .unwrap();
+    let output = python()
+        .command([workspace().join("command/tests/support/hub_everything.py")])
+        .arg("--pidfile")
+        .arg(&pidfile)
+        .arg("--stdio")
+        .arg(std::env::current_exe().unwrap())
+        .args(["serve", "--mcp-config"])
+        .arg(&config)
+        .env(AS_PROGRAM, "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "hub_everything.py failed: {stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"everything__trigger-elicitation-request"),
+        "the hub declares elicitation to the server, which then offers its tool: {tools:?}"
+    );
+
+    // Logs, named after the server: one during the call, one on its own.
+    let logs = report["logs"].as_array().unwrap();
+    assert!(logs.len() >= 2, "{report:#}");
+    for log in logs {
+        assert_eq!(log["logger"], "everything", "{log}");
+        assert!(
+            log["data"].as_str().unwrap_or_default().contains("message"),
+            "{log}"
+        );
+    }
+
+    // The elicitation: asked here, answered here, seen by the server.
+    let asked = &report["asked"][0];
+    assert_eq!(
+        asked["message"],
+        "Please provide inputs for the following fields:"
+    );
+    assert_eq!(asked["requestedSchema"]["required"], json!(["name"]));
+    let elicited = report["elicited"]["result"]["content"].to_string();
+    assert!(elicited.contains("Name: Ada Lovelace"), "{elicited}");
+    assert!(elicited.contains("Favorite Integer: 7"), "{elicited}");
+
+    // Killed, then started again on a later call; the tools listed again,
+    // and the client told.
+    assert_eq!(
+        report["restarted"]["result"]["content"][0]["text"], "Echo: back",
+        "{report:#}"
+    );
+    assert!(
+        report["list_changed"].as_u64().unwrap() >= 1,
+        "{report:#}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("the tools of everything changed; serving"),
+        "{stderr}"
+    );
+    assert_eq!(report["tools_after"], report["tools"]);
 }
 
 fn imports_that_fail_are_usage_errors() {

@@ -282,6 +282,9 @@ impl Connection {
                     routes: routes.clone(),
                     generation,
                 });
+                // A server started again may have other tools: listed again
+                // once this call has the session.
+                self.relay.tools_changed();
                 Ok((peer, routes, generation))
             }
             failed => {
@@ -341,6 +344,7 @@ impl Connection {
     /// ([`ImportEvent::RefreshFailed`]).
     pub(crate) async fn refresh(self: Arc<Self>) {
         let _one = self.refreshing.lock().await;
+        self.relay.refresh_started();
         let Some(listing) = self.listing.get().and_then(std::sync::Weak::upgrade) else {
             return;
         };
@@ -764,7 +768,9 @@ async fn http(
     let client = super::oauth::SessionClient {
         http: super::http::client(options)?,
         auth: auth.clone(),
+        failure: Arc::default(),
     };
+    let failed = client.clone();
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(map);
     let relay = handler.relay.clone();
     let transport = Routed {
@@ -775,7 +781,10 @@ async fn http(
     handler
         .serve(transport)
         .await
-        .map_err(|e| format!("initialize failed: {}", super::http::describe(&e)))
+        .map_err(|e| match failed.take_failure() {
+            Some(why) => format!("initialize failed: {why}"),
+            None => format!("initialize failed: {e}"),
+        })
 }
 
 #[cfg(not(feature = "client-http"))]

@@ -1253,6 +1253,26 @@ fn callback_listener(
 pub(crate) struct SessionClient {
     pub(crate) http: reqwest::Client,
     pub(crate) auth: Option<Arc<Authorization>>,
+    /// The last HTTP failure, with its causes (rmcp's own message drops
+    /// them: "error sending request" without the certificate it refused).
+    pub(crate) failure: Arc<Mutex<Option<String>>>,
+}
+
+impl SessionClient {
+    /// The last HTTP failure, taken.
+    pub(crate) fn take_failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn note<T>(&self, result: Result<T, HttpError>) -> Result<T, HttpError> {
+        if let Err(StreamableHttpError::Client(e)) = &result {
+            *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(describe(e));
+        }
+        result
+    }
 }
 
 type HttpError = StreamableHttpError<reqwest::Error>;
@@ -1265,7 +1285,7 @@ impl SessionClient {
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let Some(auth) = &self.auth else {
-            return call(given).await;
+            return self.note(call(given).await);
         };
         let refused = |message: String| HttpError::Auth(AuthError::AuthorizationFailed(message));
         let mut step_ups = 0;
@@ -1312,7 +1332,7 @@ impl SessionClient {
                         .map_err(refused)?;
                     token = auth.token().await.map_err(refused)?;
                 }
-                other => return other,
+                other => return self.note(other),
             }
         }
     }

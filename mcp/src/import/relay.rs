@@ -68,6 +68,9 @@ pub(crate) struct Relay {
     calls: Mutex<Vec<(u64, mpsc::UnboundedSender<Relayed>)>>,
     next: AtomicU64,
     events: broadcast::Sender<ImportEvent>,
+    /// A `tools/list` is queued and has not started: a burst of
+    /// `list_changed` makes at most one more.
+    queued: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Relay {
@@ -78,6 +81,7 @@ impl Default for Relay {
             calls: Mutex::default(),
             next: AtomicU64::new(0),
             events: broadcast::channel(EVENTS).0,
+            queued: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -166,14 +170,24 @@ impl Relay {
         });
     }
 
-    /// The server's tools changed: list them again, on a task of its own.
+    /// The server's tools changed (or it was started again): list them
+    /// again, on a task of its own; one more list at most while one is
+    /// queued.
     pub(crate) fn tools_changed(&self) {
         let Some(connection) = self.connection.get().and_then(Weak::upgrade) else {
             return;
         };
+        if self.queued.swap(true, Ordering::AcqRel) {
+            return;
+        }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move { connection.refresh().await });
         }
+    }
+
+    /// A queued `tools/list` starts: later changes queue another.
+    pub(crate) fn refresh_started(&self) {
+        self.queued.store(false, Ordering::Release);
     }
 
     /// A request of the server for a client: to the one call waiting on
