@@ -12,6 +12,10 @@
 
 #[path = "../../mcp/tests/support/import_env.rs"]
 mod import_env;
+#[path = "../../mcp/tests/support/oauth_server.rs"]
+mod oauth_server;
+#[path = "../../mcp/tests/support/tls.rs"]
+mod tls;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -49,6 +53,29 @@ impl Shout {
     }
 }
 
+#[derive(Clone, Deserialize, JsonSchema)]
+struct WhisperArgs {
+    /// The text to whisper.
+    text: String,
+}
+
+struct Whisper;
+
+/// Lower-case the text: the tool of the servers behind HTTPS and OAuth.
+#[tool(name = "whisper", read_only)]
+impl Whisper {
+    fn execute(args: WhisperArgs) -> String {
+        args.text.to_lowercase()
+    }
+    fn render(_: &WhisperArgs, value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(value)]
+    }
+}
+
+fn whispering() -> Registry {
+    Registry::builder().tool(Whisper).build().unwrap()
+}
+
 /// The hub: its own tool, the imported ones, Code Mode over all of them.
 fn program() -> ExitCode {
     Cli::new(|globals| {
@@ -80,6 +107,14 @@ fn main() -> ExitCode {
         (
             "the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed",
             the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed,
+        ),
+        (
+            "an_https_import_is_trusted_with_its_ca",
+            an_https_import_is_trusted_with_its_ca,
+        ),
+        (
+            "import_login_keeps_tokens_that_imports_then_use",
+            import_login_keeps_tokens_that_imports_then_use,
         ),
     ];
     toolprism_testkit::harness::run(tests)
@@ -487,6 +522,112 @@ fn the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_c
         "{stderr}"
     );
     assert_eq!(report["tools_after"], report["tools"]);
+}
+
+/// `list --import https://127.0.0.1:PORT/mcp --ca CA.pem`: the server's
+/// certificate is signed by a CA the test made; without `--ca` the import
+/// is refused, naming the certificate.
+fn an_https_import_is_trusted_with_its_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    let authority = tls::Authority::new();
+    let server = tls::TlsServer::start(toolprism::mcp::McpServer::new(whispering()), &authority);
+    let ca = authority.ca_file(dir.path());
+    let out = hub()
+        .args(["list", "--import", &server.url, "--ca"])
+        .arg(&ca)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("whisper"), "{stdout}");
+    assert!(stdout.contains("shout"), "{stdout}");
+
+    let out = hub()
+        .args([
+            "call",
+            "whisper",
+            r#"{"text":"QUIET"}"#,
+            "--json",
+            "--import",
+            &server.url,
+            "--ca",
+        ])
+        .arg(&ca)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let called: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(called["value"], "quiet", "{called}");
+
+    let out = hub()
+        .args(["list", "--import", &server.url])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("certificate"), "{stderr}");
+}
+
+/// `import login URL` against an OAuth authorization server: the browser
+/// (`$BROWSER`, here a program that follows the redirect) brings the code
+/// back to the loopback listener; the tokens go to the owner-only file
+/// under `$XDG_CONFIG_HOME`; `list --import URL` then uses them, where it
+/// failed before, naming the login to run; `import logout` forgets them.
+fn import_login_keeps_tokens_that_imports_then_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = oauth_server::OAuthServers::start(whispering());
+    let config = dir.path().join("config");
+    let run = |args: &[&str]| {
+        let out = hub()
+            .args(args)
+            .env("XDG_CONFIG_HOME", &config)
+            .env(
+                "BROWSER",
+                format!(
+                    "{} -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()'",
+                    python().python().display()
+                ),
+            )
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = run(&["list", "--import", &servers.url]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("hub import login {}", servers.url)),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(&["import", "login", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("logged in to"), "{stderr}");
+    assert!(stderr.contains("readable by you only"), "{stderr}");
+    let tokens = config.join("toolprism/oauth");
+    assert_eq!(std::fs::read_dir(&tokens).unwrap().count(), 1);
+
+    let (code, stdout, stderr) = run(&["list", "--import", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("whisper"), "{stdout}");
+    for token in servers.issued() {
+        assert!(!stderr.contains(&token) && !stdout.contains(&token));
+    }
+
+    let (code, _, stderr) = run(&["import", "logout", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("forgot the tokens"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&tokens).unwrap().count(), 0);
 }
 
 fn imports_that_fail_are_usage_errors() {
