@@ -31,9 +31,13 @@ use super::source::Import;
 /// absent, `"http"` or `"streamable-http"`; the older SSE transport,
 /// `"sse"`, is refused). Either may set `timeout` (milliseconds, each
 /// call's), `includeTools` (the tools to import, by the server's names) and
-/// `disabled: true` (left out). Other keys, which clients add for
+/// `disabled: true` (left out). An HTTP entry may set `oauth` (see
+/// [`OAuth`](super::OAuth)): `clientId` and `clientSecret` of a client
+/// registered beforehand, `clientName`, `clientMetadataUrl`, `scopes`,
+/// `callbackPort`, and `"grant": "client_credentials"` for a machine
+/// (with `clientId` and `clientSecret`). Other keys, which clients add for
 /// themselves, are ignored. `${VAR}` and `${VAR:-default}` in `command`,
-/// `args`, `env` values, `url` and header values are replaced by the
+/// `args`, `env` values, `url`, header values and `oauth`'s strings are replaced by the
 /// variable from this process's environment; a variable that is not set and
 /// has no default is an error, never an empty string. Servers are imported
 /// in the file's order.
@@ -436,6 +440,37 @@ mod tests {
             unset.starts_with("importing from c.json: server \"a\""),
             "{unset}"
         );
+    }
+
+    #[cfg(feature = "client-http")]
+    #[test]
+    fn an_http_entrys_oauth_is_read_and_its_mistakes_named() {
+        let config = McpConfig::parse(
+            r#"{"mcpServers": {
+                "machine": {"url": "https://a.example/mcp", "oauth": {"grant": "client_credentials",
+                    "clientId": "hub", "clientSecret": "${NO_SUCH_SECRET_Z:-s3cret}", "scopes": ["read"]}},
+                "person": {"url": "https://b.example/mcp", "oauth": {"clientId": "pre", "callbackPort": 8976}}
+            }}"#,
+            "c.json",
+        )
+        .unwrap();
+        let imports = config.imports();
+        let shown = format!("{:?}", imports[0]);
+        assert!(shown.contains("Machine"), "{shown}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        let bad = |text: &str| McpConfig::parse(text, "c.json").unwrap_err().to_string();
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}}}"#,
+        );
+        assert!(e.contains("needs \"clientId\" and \"clientSecret\""), "{e}");
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"grant": "implicit"}}}}"#,
+        );
+        assert!(e.contains("\"implicit\" is not"), "{e}");
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"clientid": "x"}}}}"#,
+        );
+        assert!(e.contains("unknown field"), "{e}");
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //! ```
 //!
 //! A command line built with `toolprism::cli` takes `--import 'CMD ARGS…'`,
-//! `--import http://…/mcp` and `--mcp-config PATH` (the `mcpServers` file of
+//! `--import https://…/mcp` and `--mcp-config PATH` (the `mcpServers` file of
 //! MCP clients, read by [`McpConfig`]); `serve` then serves the imported
 //! tools next to the program's own: a hub.
 //!
@@ -56,10 +56,51 @@
 //! | the call's timeout (the tool's, from [`Import::timeout`], else the registry's default) or its cancellation | `TIMEOUT` / `ABORTED` from the pipeline; the server is sent `notifications/cancelled` for the request |
 //! | `notifications/progress` for the request | [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress), in order: whole numbers as they are; a call counting in fractions of its total (or to a total of 1) in percent, from its first such report to its end |
 //! | cards | the generic cards (title, kind, raw input, content), unless a [`Presenter`] is attached by name ([`Import::present`]) |
+//! | `notifications/tools/list_changed`, or the server started again | its tools listed again, named as when connecting ([`Imported::tools`]), and [`ImportEvent::ToolsChanged`]; a list toolprism refuses keeps the tools there were ([`ImportEvent::RefreshFailed`]) |
+//! | `notifications/message` | to the client of the one call waiting on the server, logger `<server>/<its logger>` ([`ToolContext::log_as`](toolprism_core::ToolContext::log_as)), else [`ImportEvent::Log`] |
+//! | `sampling/createMessage`, `elicitation/create` (form) | asked of the client of the one call waiting on the server ([`ToolContext::sample`](toolprism_core::ToolContext::sample), [`elicit`](toolprism_core::ToolContext::elicit)), its answer sent back; refused with an error saying why when no call or several wait, or when that client cannot answer (URL elicitation is refused) |
+//! | `roots/list` | refused: the client declares no roots |
 //!
-//! The client declares no capability (no sampling, elicitation or roots),
-//! negotiates `2025-11-25` through `initialize`, and drops the server's
-//! log messages.
+//! The client declares `sampling` and `elicitation` (form), which it
+//! forwards, and no roots; it negotiates `2025-11-25` through
+//! `initialize`, and asks a server that logs for every level
+//! (`logging/setLevel debug`): the hub's clients filter by their own.
+//!
+//! # A hub
+//!
+//! A registry holds the tools it was built with. To follow a server that
+//! changes its tools, build the registry again on
+//! [`ImportEvent::ToolsChanged`] ([`Imports::events`]) and hand it to the
+//! MCP server ([`McpServer::replace_registry`](crate::McpServer::replace_registry),
+//! which tells every session); forward [`ImportEvent::Log`] with
+//! [`McpServer::broadcast_log`](crate::McpServer::broadcast_log). A
+//! `toolprism::cli` program's `serve` does both (W15 in
+//! `docs/contract.md`).
+//!
+//! # Authorization
+//!
+//! Over HTTP, an import speaks HTTPS (rustls on ring: the platform's roots,
+//! webpki's where the platform has none, and [`Import::ca`]), or plain
+//! `http://` on this machine only unless [`Import::allow_insecure_http`].
+//! A static token goes in a header ([`Import::bearer`]). A server that
+//! answers `401` with `WWW-Authenticate: Bearer resource_metadata=…` is
+//! authorized with OAuth 2.1 as the MCP authorization specification
+//! (2025-11-25) says, when the import has an [`OAuth`] ([`Import::oauth`];
+//! every HTTP import of a `toolprism::cli` command line does): metadata
+//! discovery from the challenge (RFC 9728, then RFC 8414 or OpenID
+//! discovery), the client's identity (pre-registered, a client ID metadata
+//! document, or a dynamic registration), PKCE (S256), the `resource`
+//! parameter (RFC 8707), scopes from the challenge or the resource's
+//! metadata, a login in a browser back to a listener on `127.0.0.1`
+//! ([`Browser`]) or the client credentials grant for a machine; then
+//! refresh, and a wider authorization on `403 insufficient_scope`
+//! ([`OAuth::max_step_ups`] per request). The flows are rmcp's (the
+//! `oauth2` crate). Tokens are kept in one file per server that only its
+//! owner can read ([`OAuth::token_dir`]), and never reach a log, a spill
+//! file, an error or a `Debug`. A call the server refuses when no new
+//! token can be had without a person is [`SERVER_UNAUTHORIZED`], its
+//! message saying how to log in ([`Import::login`], `import login URL`).
+//! W14 in `docs/contract.md`.
 //!
 //! # Kinds
 //!
@@ -86,11 +127,13 @@
 //!   sees them: a key the server writes twice keeps its last value, and an
 //!   integer beyond 64 bits becomes a float. The lossless rules (C3) hold
 //!   from there on.
-//! - The tools are listed once, when connecting; `notifications/tools/list_changed`
-//!   is not followed (a registry's tools are fixed when it is built).
-//! - A server's requests to the client (sampling, elicitation, roots) are
-//!   refused, and its log messages dropped: they would need to reach the
-//!   call's own client (W8).
+//! - A request of the server (sampling, elicitation) or a log message while
+//!   several calls wait on it cannot be told apart by call over stdio:
+//!   the request is refused, the message goes to the events.
+//! - A registry's tools are fixed when it is built: following a server's
+//!   changes is building it again (see [A hub](#a-hub)).
+//! - OAuth's `private_key_jwt` client authentication and enterprise-managed
+//!   authorization (ID-JAG) are not offered.
 
 mod config;
 mod connection;

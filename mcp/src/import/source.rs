@@ -128,7 +128,8 @@ pub struct Import {
 
 impl fmt::Debug for Import {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Import")
+        let mut shown = f.debug_struct("Import");
+        shown
             .field("source", &self.source())
             .field("name", &self.name)
             .field("prefix", &self.prefix)
@@ -136,8 +137,18 @@ impl fmt::Debug for Import {
             .field("rename", &self.rename)
             .field("timeout", &self.timeout)
             .field("kinds", &self.kinds)
-            .field("presenters", &self.presenters.keys().collect::<Vec<_>>())
-            .finish_non_exhaustive()
+            .field("presenters", &self.presenters.keys().collect::<Vec<_>>());
+        if let Transport::Http { options, .. } = &self.transport {
+            shown.field("http", options);
+        }
+        #[cfg(feature = "client-http")]
+        if let Transport::Http {
+            oauth: Some(oauth), ..
+        } = &self.transport
+        {
+            shown.field("oauth", oauth);
+        }
+        shown.finish_non_exhaustive()
     }
 }
 
