@@ -426,6 +426,8 @@ fn globals(
     flags: &[(&'static str, &'static str)],
     bin: &str,
 ) -> Result<Globals, String> {
+    #[cfg(not(feature = "import"))]
+    let _ = bin;
     let given = matches
         .try_get_one::<PathBuf>("root")
         .ok()
