@@ -68,6 +68,10 @@ fn read_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
 /// against the platform's roots (webpki's when the platform has none)
 /// and the CAs in `ca`.
 pub(crate) fn tls_config(ca: &[PathBuf]) -> Result<rustls::ClientConfig, String> {
+    // ring: the provider the tree already compiles (rustls 0.23.48 marks it
+    // deprecated for lacking post-quantum key exchange; aws-lc-rs would add
+    // a C and assembly build of its own).
+    #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut extra = Vec::new();
     for path in ca {

@@ -58,6 +58,7 @@ impl Browser for Headless {
     fn open(&self, url: &str) -> Result<(), String> {
         let url = url.to_owned();
         std::thread::spawn(move || {
+            #[allow(deprecated)] // ring, as the library's own TLS (see import/http.rs)
             let _ = rustls::crypto::ring::default_provider().install_default();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()

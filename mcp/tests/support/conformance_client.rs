@@ -107,6 +107,7 @@ fn arguments(schema: &Value) -> Value {
 }
 
 fn main() -> ExitCode {
+    #[allow(deprecated)] // ring, as the library's own TLS (see src/import/http.rs)
     let _ = rustls::crypto::ring::default_provider().install_default();
     let Some(url) = std::env::args().nth(1) else {
         eprintln!("usage: MCP_CONFORMANCE_SCENARIO=S conformance_client URL");

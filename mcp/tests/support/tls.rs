@@ -64,6 +64,7 @@ pub(crate) struct TlsServer {
 }
 
 impl TlsServer {
+    #[allow(deprecated)] // ring, as the library's own TLS (see src/import/http.rs)
     pub(crate) fn start(server: McpServer, authority: &Authority) -> TlsServer {
         let config = rustls::ServerConfig::builder_with_provider(Arc::new(
             rustls::crypto::ring::default_provider(),
