@@ -12,11 +12,16 @@
 //! | `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME \| --token-file PATH \| --insecure-no-auth]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](toolprism_mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP: on a loopback address, or on another with a bearer token required (or, told so, none); see `serve --help` for the limits |
 //!
 //! With the feature `import`, a program built with [`Cli::new`] also takes
-//! `--import 'CMD ARGS…'`, `--import http://…/mcp` and `--mcp-config PATH`
+//! `--import 'CMD ARGS…'`, `--import https://…/mcp` and `--mcp-config PATH`
 //! (each repeatable): the tools of those MCP servers, connected before the
 //! registry is built and handed to it through [`Globals::imports`], are
 //! listed, called, replayed and served like the program's own; `serve`
-//! then is a hub.
+//! then is a hub, which follows the servers' tool changes (the registry is
+//! built again) and forwards their log messages and requests. `--ca PATH`
+//! trusts a private CA for HTTPS, `--allow-http` allows plain `http://`
+//! off this machine, and `import login URL` / `import logout URL` keep or
+//! forget the OAuth tokens of a server that asks for them (a browser opens
+//! on first use as well, when stderr is a terminal).
 //!
 //! ```no_run
 //! # use toolprism::{ContentBlock, Registry, tool};

@@ -88,7 +88,20 @@ pub(crate) fn run(
     runtime: &tokio::runtime::Runtime,
     name: &str,
     built: Option<&crate::Globals>,
+    rebuild: Option<crate::command::Rebuild>,
 ) -> Result<Status, Failure> {
+    #[cfg(feature = "import")]
+    let follow = match (built, rebuild) {
+        (Some(globals), Some(rebuild)) if !globals.imports().is_empty() => {
+            Some((globals.imports().clone(), rebuild))
+        }
+        _ => None,
+    };
+    #[cfg(not(feature = "import"))]
+    let follow: Option<((), crate::command::Rebuild)> = {
+        let _ = rebuild;
+        None
+    };
     let tools = registry.definitions().len();
     let mut server =
         McpServer::new(registry.clone()).with_server_info(name, env!("CARGO_PKG_VERSION"));
@@ -122,7 +135,8 @@ pub(crate) fn run(
     let Some(addr) = &args.http else {
         let served = runtime.block_on(async {
             eprintln!("{name}: serving {tools} tools{place} over stdio");
-            server.serve_stdio().await
+            let serving = server.clone().serve_stdio();
+            following(&server, serving, follow, name).await
         });
         return match served {
             Ok(()) => Ok(Status::Ok),
@@ -189,10 +203,64 @@ pub(crate) fn run(
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!args.stateless)
             .with_allowed_hosts(hosts);
-        server
-            .serve_http(listener, config)
+        let serving = server.clone().serve_http(listener, config);
+        following(&server, serving, follow, name)
             .await
             .map_err(|e| Failure::Failed(format!("serve: {e}")))
     });
     served.map(|()| Status::Ok)
+}
+
+/// Runs `serving` while following the imported servers, when there are
+/// some: a server that changes its tools has the registry built again and
+/// swapped in (every session is told: `notifications/tools/list_changed`),
+/// and its log messages that no call took go to every session at the
+/// level it set.
+#[cfg(feature = "import")]
+async fn following(
+    server: &McpServer,
+    serving: impl std::future::Future<Output = std::io::Result<()>>,
+    follow: Option<(toolprism_mcp::import::Imports, crate::command::Rebuild)>,
+    name: &str,
+) -> std::io::Result<()> {
+    use toolprism_mcp::import::ImportEvent;
+    let Some((imports, rebuild)) = follow else {
+        return serving.await;
+    };
+    let mut events = imports.events();
+    let mut serving = std::pin::pin!(serving);
+    loop {
+        tokio::select! {
+            done = &mut serving => return done,
+            Some(event) = events.recv() => match event {
+                ImportEvent::ToolsChanged { server: from } => match rebuild() {
+                    Ok(registry) => {
+                        let tools = registry.definitions().len();
+                        server.replace_registry(registry).await;
+                        eprintln!("{name}: the tools of {from} changed; serving {tools} tools");
+                    }
+                    Err(e) => eprintln!(
+                        "{name}: the tools of {from} changed, and the tools cannot be built again ({e}); serving them as they were"
+                    ),
+                },
+                ImportEvent::RefreshFailed { server: from, message } => eprintln!(
+                    "{name}: the tools of {from} changed, and its new list cannot be used ({message}); serving them as they were"
+                ),
+                ImportEvent::Log { level, logger, data, .. } => {
+                    server.broadcast_log(level, logger.as_deref(), data).await;
+                }
+                _ => {}
+            },
+        }
+    }
+}
+
+#[cfg(not(feature = "import"))]
+async fn following(
+    _server: &McpServer,
+    serving: impl std::future::Future<Output = std::io::Result<()>>,
+    _follow: Option<((), crate::command::Rebuild)>,
+    _name: &str,
+) -> std::io::Result<()> {
+    serving.await
 }

@@ -30,6 +30,7 @@ use crate::client::{AskRequest, CallClient, Event, Level, Reach, Threshold, enco
 use crate::drive::{Round, Step, drive};
 use crate::input::{CallTask, Suspended, Waiting, full};
 use crate::sent::Sent;
+use crate::served::{Current, Served, Sessions};
 use toolprism_core::client::ClientError;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
@@ -102,7 +103,7 @@ pub struct McpServer {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("tools", &self.shared.modern.len())
+            .field("tools", &self.shared.current.get().modern.len())
             .field("server_info", &self.info.server_info)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("cards", &self.cards)
@@ -115,17 +116,21 @@ impl std::fmt::Debug for McpServer {
 /// What every clone shares: the registry, its two `tools/list` shapes and
 /// the calls waiting for their client's input.
 struct Shared {
-    registry: Registry,
+    /// The registry and its `tools/list` shapes (see `served.rs`).
+    current: Current,
+    /// The sessions to tell when the registry is replaced.
+    sessions: Sessions,
     waiting: Arc<Waiting>,
     /// The calls running, or ended, as MCP tasks.
     tasks: Arc<tasks::Tasks>,
     /// Whether a call's warning (a session log that could not be written)
     /// has been reported on stderr: once per server, not per call.
     warned: AtomicBool,
-    /// `tools/list` for clients before 2026-07-28 (object-root output schemas).
-    legacy: Arc<[McpTool]>,
-    /// `tools/list` for 2026-07-28 and later.
-    modern: Arc<[McpTool]>,
+}
+
+/// The protocol versions of the two `tools/list` shapes (see `served.rs`).
+pub(crate) fn listing_versions() -> (&'static str, &'static str) {
+    (LEGACY, MODERN)
 }
 
 /// A protocol version whose output roots must be objects, and the first
@@ -158,21 +163,10 @@ impl McpServer {
     /// crate's version, with the [default message
     /// limit](DEFAULT_MAX_MESSAGE_BYTES).
     pub fn new(registry: Registry) -> Self {
-        let listing = |version: &str| -> Arc<[McpTool]> {
-            registry
-                .definitions()
-                .map(|def| {
-                    serde_json::from_value(dialect::tool(def, version)).unwrap_or_else(|e| {
-                        // The dialect builds every entry from a definition
-                        // the registry accepted; a shape rmcp refuses is a
-                        // bug in this crate, not in the user's tool.
-                        panic!("the MCP entry of tool \"{}\" is malformed: {e}", def.name)
-                    })
-                })
-                .collect()
-        };
-        let (legacy, modern) = (listing(LEGACY), listing(MODERN));
-        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         // `notifications/message` from tools, at the level the client sets
         // (W8).
         #[allow(deprecated)]
@@ -190,12 +184,11 @@ impl McpServer {
             .with_server_info(Implementation::new("toolprism", env!("CARGO_PKG_VERSION")));
         let server = McpServer {
             shared: Arc::new(Shared {
-                registry,
+                current: Current::new(Served::new(registry, LEGACY, MODERN)),
+                sessions: Sessions::default(),
                 waiting: Arc::default(),
                 tasks: Arc::default(),
                 warned: AtomicBool::new(false),
-                legacy,
-                modern,
             }),
             info,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
@@ -355,9 +348,17 @@ impl McpServer {
         self.max_message_bytes
     }
 
-    /// The registry served.
-    pub fn registry(&self) -> &Registry {
-        &self.shared.registry
+    /// The registry served now (see [`McpServer::replace_registry`]).
+    pub fn registry(&self) -> Registry {
+        self.shared.current.get().registry.clone()
+    }
+
+    pub(crate) fn shared_current(&self) -> &Current {
+        &self.shared.current
+    }
+
+    pub(crate) fn sessions(&self) -> &Sessions {
+        &self.shared.sessions
     }
 
     /// The same server under a new session tag, for a new connection.
@@ -384,11 +385,12 @@ impl McpServer {
         }
     }
 
-    fn tools(&self, version: Option<&ProtocolVersion>) -> &Arc<[McpTool]> {
+    fn tools(&self, version: Option<&ProtocolVersion>) -> Arc<[McpTool]> {
+        let served = self.shared.current.get();
         if is_modern(version) {
-            &self.shared.modern
+            served.modern.clone()
         } else {
-            &self.shared.legacy
+            served.legacy.clone()
         }
     }
 }
@@ -405,7 +407,7 @@ impl McpServer {
         if request.request_state.is_some() || request.input_responses.is_some() {
             return self.resume(request, context).await;
         }
-        let registry = &self.shared.registry;
+        let registry = &self.registry();
         let version = context.protocol_version();
         let modern = version.as_ref().is_some_and(|v| !v.has_initialize());
         let call = ToolCall::new(
@@ -504,7 +506,7 @@ impl McpServer {
             .with_cancel(cancel.clone())
             .with_client(Arc::clone(&client) as _)
             .with_progress(progress_sink(events));
-        let registry = self.shared.registry.clone();
+        let registry = self.registry();
         let task =
             tokio::spawn(async move { registry.call_with(call, &options).await }.in_current_span());
         let suspended = Suspended {
@@ -654,7 +656,7 @@ impl McpServer {
         cards: bool,
         app: bool,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-        let registry = &self.shared.registry;
+        let registry = &self.registry();
         if let Some(warning) = outcome.warnings().first()
             && !self.shared.warned.swap(true, Ordering::Relaxed)
         {
@@ -834,6 +836,14 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// A session that finished `initialize` is told when the registry is
+    /// replaced, and sent the log messages no call carries (`served.rs`).
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.shared
+            .sessions
+            .add(context.peer, Arc::clone(&self.log_level));
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -843,7 +853,7 @@ impl ServerHandler for McpServer {
         let tools = self.tools(version.as_ref());
         Ok(ListToolsResult::with_all_items(
             if crate::app::declared(&context) {
-                crate::app::with_app(tools)
+                crate::app::with_app(&tools)
             } else {
                 tools.to_vec()
             },
@@ -869,6 +879,8 @@ impl ServerHandler for McpServer {
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
         self.shared
+            .current
+            .get()
             .modern
             .iter()
             .find(|tool| tool.name == name)

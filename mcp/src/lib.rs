@@ -140,6 +140,7 @@
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
 //! | `tools/list` order | the registry's order (the order tools were registered), the same on every request |
+//! | `capabilities.tools.listChanged` | `true`: [`McpServer::replace_registry`] swaps the registry served (a hub whose imported server changed its tools) and sends every session `notifications/tools/list_changed` |
 //! | a tool's [`icon`](toolprism_core::ToolInfo::icon) | `icons: [{src, mimeType?}]` |
 //! | a tool's [`task`](toolprism_core::ToolInfo::task) (`#[tool(task = "optional" \| "required")]`) | `_meta["toolprism/taskSupport"]` in `tools/list`, the tasks extension in the server's capabilities; a `2026-07-28` `tools/call` that declares the extension is answered with a task (`tasks/get`, `tasks/update`, `tasks/cancel`); see [Long-running tools and tasks](#long-running-tools-and-tasks) |
 //! | `logging/setLevel` | the session's level; a tool's [`ToolContext::log`](toolprism_core::ToolContext::log) is a `notifications/message` (`logger` = the tool's name) at or above it; a session that set none gets none. At `2026-07-28`, the request's `_meta["io.modelcontextprotocol/logLevel"]` instead, per request. See [A call's client](#a-calls-client) |
@@ -393,6 +394,7 @@ pub mod import;
 mod input;
 mod limits;
 mod sent;
+mod served;
 mod stdio;
 
 use std::io;

@@ -150,7 +150,7 @@ impl McpServer {
             cards: self.cards.wanted(&context),
             app: crate::app::declared(&context),
         };
-        let registry = self.shared.registry.clone();
+        let registry = self.registry();
         let running =
             tokio::spawn(async move { registry.call_with(call, &options).await }.in_current_span());
         let driver = Driver {

@@ -17,5 +17,6 @@ mod inspector;
 mod limits;
 mod network;
 mod python;
+mod remote;
 mod tasks;
 mod wire;
