@@ -72,6 +72,9 @@ pub(crate) struct Suspended {
     /// The tool and arguments of the first round, which a retry must repeat.
     pub(crate) name: String,
     pub(crate) arguments: Option<JsonObject>,
+    /// The caller that made it (the verified subject), which a retry must
+    /// be made by.
+    pub(crate) owner: Option<String>,
     /// Numbers the keys of `inputRequests`.
     pub(crate) asked: u32,
 }
@@ -126,10 +129,21 @@ impl Waiting {
     /// The call waiting under `state`, taken out (a `requestState` is good
     /// for one retry).
     pub(crate) fn take(&self, state: &str) -> Option<(Suspended, Replies)> {
-        self.calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(state)
+        self.take_if(state, |_| true)
+    }
+
+    /// The call waiting under `state`, taken out if `mine` holds for it
+    /// (its caller's retry); else left waiting.
+    pub(crate) fn take_if(
+        &self,
+        state: &str,
+        mine: impl FnOnce(&Suspended) -> bool,
+    ) -> Option<(Suspended, Replies)> {
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        if !calls.get(state).is_some_and(|(call, _)| mine(call)) {
+            return None;
+        }
+        calls.remove(state)
     }
 
     /// How many calls wait.
@@ -170,6 +184,7 @@ mod tests {
             client,
             name: "t".into(),
             arguments: None,
+            owner: None,
             asked: 0,
         }
     }

@@ -392,8 +392,10 @@ mod http;
 pub mod import;
 mod input;
 mod limits;
+mod replica;
 mod sent;
 mod stdio;
+mod store;
 
 use std::io;
 
@@ -413,12 +415,14 @@ pub use limits::{
     DEFAULT_MAX_CALLS_PER_SESSION, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT, REFUSED,
 };
+pub use replica::DEFAULT_LEASE;
 /// rmcp's configuration of a Streamable HTTP service (sessions or
 /// stateless, allowed hosts and origins, keep-alive): the one rmcp type
 /// this crate's API names, re-exported so that a user needs no rmcp
 /// dependency of their own. It follows rmcp 3.x, which this crate is built
 /// on; a new rmcp major is a new major of this crate.
 pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+pub use store::{Store, StoreError};
 
 use toolprism_core::Registry;
 
