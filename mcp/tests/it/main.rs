@@ -17,5 +17,6 @@ mod inspector;
 mod limits;
 mod network;
 mod python;
+mod replicas;
 mod tasks;
 mod wire;
