@@ -807,6 +807,271 @@ impl Backend for Redis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::{Child, Command, Stdio};
+
+    /// A `redis-server` on a free loopback port, killed on drop; `None`
+    /// (the test skipped, saying so) where Debian's cannot be installed.
+    struct Server(Child, u16);
+
+    impl Server {
+        fn start() -> Option<Server> {
+            let program =
+                match toolprism_testkit::debian_package("redis-server", "/usr/bin/redis-server") {
+                    Ok(program) => program,
+                    Err(e) => {
+                        eprintln!("SKIPPED: redis-server could not be installed: {e}");
+                        return None;
+                    }
+                };
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let child = Command::new(program)
+                .args([
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--port",
+                ])
+                .arg(port.to_string())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "redis-server never listened"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Some(Server(child, port))
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn seed(id: &str, owner: Option<&str>, runner: &str, lease_ms: u64) -> TaskSeed {
+        TaskSeed {
+            owner: owner.map(str::to_owned),
+            runner: runner.to_owned(),
+            task: Task::new(id, TaskStatus::Working, "c", "c"),
+            lease: Duration::from_millis(lease_ms),
+            ttl: Duration::from_secs(60),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_scripts_bound_tasks_keep_owners_deliver_answers_and_fail_a_lapsed_lease() {
+        let Some(server) = Server::start() else {
+            return;
+        };
+        let store = Redis::connect(&format!("redis://127.0.0.1:{}/3", server.1))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.describe(),
+            format!("redis://127.0.0.1:{}/3", server.1)
+        );
+        let stopped: JsonObject =
+            serde_json::from_value(serde_json::json!({"code": -32603, "message": "stopped"}))
+                .unwrap();
+
+        // Bounded: with room for two, a third waits for one to end, and
+        // then the one that ended makes room.
+        store
+            .heartbeat("r1", Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.create_task(&seed("t1", None, "r1", 30_000), 2).await,
+            Ok(Created::Yes)
+        );
+        assert_eq!(
+            store
+                .create_task(&seed("t2", Some("alice"), "r1", 30_000), 2)
+                .await,
+            Ok(Created::Yes)
+        );
+        assert_eq!(
+            store.create_task(&seed("t3", None, "r1", 30_000), 2).await,
+            Ok(Created::Full)
+        );
+        let payload = TaskPayload::Completed {
+            result: JsonObject::new(),
+        };
+        assert_eq!(
+            store
+                .finish_task(&seed("t1", None, "r1", 30_000), &payload, 99)
+                .await,
+            Ok(true)
+        );
+        assert_eq!(
+            store
+                .finish_task(&seed("t1", None, "r1", 30_000), &payload, 99)
+                .await,
+            Ok(false),
+            "once"
+        );
+        assert_eq!(
+            store.create_task(&seed("t3", None, "r1", 30_000), 2).await,
+            Ok(Created::Yes)
+        );
+        assert_eq!(
+            store
+                .task("t1", None, &stopped)
+                .await
+                .unwrap()
+                .map(|r| r.task.task_id),
+            None,
+            "t1 made room"
+        );
+
+        // An owner's task is the owner's only.
+        assert!(store.task("t2", None, &stopped).await.unwrap().is_none());
+        assert!(
+            store
+                .task("t2", Some("bob"), &stopped)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(store.cancel_task("t2", Some("bob")).await, Ok(false));
+        let t2 = seed("t2", Some("alice"), "r1", 30_000);
+
+        // An answer to a request asked is taken out once and reaches the
+        // runner's inbox; one not asked is ignored.
+        let (boxes, _resumes) = Mailboxes::new();
+        let mut mailbox = boxes.open("task:t2".into());
+        store.attach("r1", &boxes);
+        let request =
+            serde_json::json!({"method": "elicitation/create", "params": {"message": "ok?"}});
+        assert_eq!(
+            store.task_ask(&t2, "elicitation-1", &request).await,
+            Ok(true)
+        );
+        let record = store
+            .task("t2", Some("alice"), &stopped)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            record.requests.keys().collect::<Vec<_>>(),
+            ["elicitation-1"]
+        );
+        let answers = [
+            (
+                "elicitation-1".to_owned(),
+                serde_json::json!({"action": "accept", "content": {"a": [1, "x\"y"]}}),
+            ),
+            ("elicitation-9".to_owned(), serde_json::json!({})),
+        ];
+        assert_eq!(
+            store.update_task("t2", Some("alice"), &answers).await,
+            Ok(true)
+        );
+        assert_eq!(
+            store.update_task("t2", Some("alice"), &answers).await,
+            Ok(true)
+        );
+        let got = tokio::time::timeout(Duration::from_secs(5), mailbox.recv())
+            .await
+            .unwrap();
+        assert_eq!(
+            got,
+            Some(Message::Answer {
+                to: "task:t2".into(),
+                key: "elicitation-1".into(),
+                value: answers[0].1.clone(),
+            })
+        );
+        assert!(
+            store
+                .task("t2", Some("alice"), &stopped)
+                .await
+                .unwrap()
+                .unwrap()
+                .requests
+                .is_empty()
+        );
+        assert_eq!(store.cancel_task("t2", Some("alice")).await, Ok(true));
+        let got = tokio::time::timeout(Duration::from_secs(5), mailbox.recv())
+            .await
+            .unwrap();
+        assert_eq!(
+            got,
+            Some(Message::Cancel {
+                to: "task:t2".into()
+            })
+        );
+
+        // A runner whose lease lapsed: the first read notes it, a read a
+        // lease later fails the task, saying why; its runner's late end
+        // changes nothing.
+        store
+            .heartbeat("r2", Duration::from_millis(200))
+            .await
+            .unwrap();
+        let t4 = seed("t4", None, "r2", 200);
+        assert_eq!(store.create_task(&t4, 10).await, Ok(Created::Yes));
+        let working = store.task("t4", None, &stopped).await.unwrap().unwrap();
+        assert!(working.ended.is_none());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            store
+                .task("t4", None, &stopped)
+                .await
+                .unwrap()
+                .unwrap()
+                .ended
+                .is_none(),
+            "noted"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let failed = store.task("t4", None, &stopped).await.unwrap().unwrap();
+        assert_eq!(failed.task.status, TaskStatus::Failed);
+        assert_eq!(
+            failed.ended,
+            Some(TaskPayload::Failed {
+                error: stopped.clone()
+            })
+        );
+        assert_eq!(store.finish_task(&t4, &payload, 1).await, Ok(false));
+        assert_eq!(
+            store.task_status(&t4, "1/2").await,
+            Ok(false),
+            "the runner is told"
+        );
+
+        // A call waiting for input is good for one retry.
+        let record = StateRecord {
+            runner: "r1".into(),
+            owner: None,
+            name: "guarded".into(),
+            arguments: None,
+        };
+        store
+            .park_state("s1", &record, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(store.take_state("s1").await, Ok(Some(record)));
+        assert_eq!(store.take_state("s1").await, Ok(None));
+
+        // Gone: a clear error naming the store.
+        drop(server);
+        let error = store.task("t2", Some("alice"), &stopped).await.unwrap_err();
+        assert!(error.to_string().contains("is unreachable"), "{error}");
+    }
 
     #[test]
     fn a_url_is_shown_without_its_password() {
