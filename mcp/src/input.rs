@@ -24,10 +24,14 @@
 //!   as over any transport; a call whose retry has still not come twice
 //!   that long after it asked is cancelled, and ends as `ABORTED` in the
 //!   session log.
-//! - **One process.** The store is in memory: the retry must reach the
-//!   process that answered the first round. Behind a load balancer, route
-//!   a `tools/call` carrying `requestState` to the process that issued it
-//!   (sticky routing on that field), or serve such tools from one process.
+//! - **Its caller's.** A retry by another caller than the call's (the
+//!   verified subject) is refused as an unknown `requestState`, and leaves
+//!   the call waiting for its own caller.
+//! - **In this process; shared through the store.** The waiting call
+//!   lives here. With a shared [`Store`](crate::Store) it is also noted
+//!   there (which process runs it, for whom, the call), so a retry that
+//!   reaches another replica is relayed here (`handler/relay.rs`); with the
+//!   in-memory store the retry must reach this process.
 
 use std::collections::HashMap;
 use std::future::Future;

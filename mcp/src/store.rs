@@ -7,7 +7,7 @@
 //!
 //! - **in memory** ([`Store::memory`], the default): the process is the
 //!   store, as a single server needs; nothing to install;
-//! - **Redis** ([`Store::redis`], cargo feature `redis`): every replica
+//! - **Redis** (`Store::redis`, cargo feature `redis`): every replica
 //!   reads and writes the same Redis (or Valkey, or anything speaking its
 //!   protocol and Lua scripts), through the `redis` crate.
 //!
@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 /// input, and its sessions, for [`McpServer::with_store`](crate::McpServer::with_store).
 ///
 /// [`Store::memory`] (the default) keeps them in the server process: one
-/// process serves them. [`Store::redis`] (cargo feature `redis`) keeps them
+/// process serves them. `Store::redis` (cargo feature `redis`) keeps them
 /// in Redis, so that several server processes behind one load balancer
 /// (replicas: same registry, same authenticator, same store) serve one
 /// another's tasks, input requests and sessions, whichever of them a
@@ -99,7 +99,7 @@ impl Store {
     }
 
     /// Whether other processes see what this store holds: `false` for
-    /// [`Store::memory`], `true` for [`Store::redis`].
+    /// [`Store::memory`], `true` for `Store::redis`.
     pub fn is_shared(&self) -> bool {
         self.backend.shared()
     }
@@ -133,11 +133,13 @@ impl fmt::Debug for Store {
 /// it did not happen. Its message names the store and says what to do.
 ///
 /// ```
-/// # async fn run() {
 /// # #[cfg(feature = "redis")] {
-/// let error = toolprism::mcp::Store::redis("http://not-redis").await.unwrap_err();
-/// assert!(error.to_string().contains("redis://"), "{error}");
-/// # } }
+/// # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let error = runtime
+///     .block_on(toolprism::mcp::Store::redis("http://not-redis"))
+///     .unwrap_err();
+/// assert!(error.to_string().contains("give redis://HOST:PORT"), "{error}");
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreError {
