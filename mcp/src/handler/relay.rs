@@ -254,12 +254,15 @@ pub(super) async fn serve_resume(
     };
     let message = Message::End { to, end };
     // The relaying replica waits for it: tried again while the store is
-    // away, for a while.
-    for pause in [50, 200, 500, 1000, 2000] {
-        if replica.backend().send(&reply, &message).await.is_ok() {
+    // away, for a minute.
+    let give_up = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut pause = Duration::from_millis(50);
+    while replica.backend().send(&reply, &message).await.is_err() {
+        if tokio::time::Instant::now() + pause > give_up {
+            tracing::warn!(round = %round, "the end of a relayed round could not be sent");
             return;
         }
-        tokio::time::sleep(Duration::from_millis(pause)).await;
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(2));
     }
-    tracing::warn!(round = %round, "the end of a relayed round could not be sent");
 }
