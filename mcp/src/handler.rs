@@ -810,7 +810,8 @@ impl Shared {
                         Some(state),
                     )));
                 }
-                Err((back, replies)) => {
+                Err(back) => {
+                    let (back, replies) = *back;
                     for (_, reply) in replies {
                         let _ = reply.send(Err(full()));
                     }

@@ -109,12 +109,12 @@ impl Waiting {
         call: Suspended,
         replies: Replies,
         ttl: Duration,
-    ) -> Result<String, (Suspended, Replies)> {
+    ) -> Result<String, Box<(Suspended, Replies)>> {
         let state = uuid::Uuid::new_v4().simple().to_string();
         {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
             if calls.len() >= MAX_WAITING {
-                return Err((call, replies));
+                return Err(Box::new((call, replies)));
             }
             calls.insert(state.clone(), (call, replies));
         }

@@ -550,16 +550,15 @@ impl Driver {
 
     async fn write_status(&mut self, report: &Progress) {
         let message = status_message(report);
-        match self
+        // A status the store missed is replaced by the next one.
+        if let Ok(false) = self
             .server
             .replica
             .backend()
             .task_status(&self.seed, &message)
             .await
         {
-            Ok(false) => self.stop_ended(),
-            // A status the store missed is replaced by the next one.
-            Ok(true) | Err(_) => {}
+            self.stop_ended();
         }
     }
 
