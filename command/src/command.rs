@@ -174,7 +174,7 @@ pub(crate) fn assemble(
         })
         .mut_subcommand("replay", |c| {
             c.after_help(format!(
-                "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html"
+                "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html\n  {bin} replay a.jsonl b.jsonl c.jsonl     # one session served by three processes"
             ))
         });
     #[cfg(feature = "mcp")]
@@ -192,7 +192,7 @@ pub(crate) fn assemble(
                      a warning at every start)\n\
                      Over HTTP a token is never read from the URL (`?access_token=` is refused), and the\n\
                      limits above bound what clients can make the server hold (bodies are capped at 4 MiB).\n\n\
-                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp, this machine only\n  {bin} serve --http 0.0.0.0:8765 --token-env TOOLPRISM_TOKEN --allowed-host tools.example.com\n                                        # other machines; TOOLPRISM_TOKEN holds a secret (openssl rand -hex 32),\n                                        # which clients send as `Authorization: Bearer <secret>`\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
+                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp, this machine only\n  {bin} serve --http 0.0.0.0:8765 --token-env TOOLPRISM_TOKEN --allowed-host tools.example.com\n                                        # other machines; TOOLPRISM_TOKEN holds a secret (openssl rand -hex 32),\n                                        # which clients send as `Authorization: Bearer <secret>`\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl\n  {bin} serve --http 127.0.0.1:8001 --stateless --store redis://127.0.0.1:6379 --log a.jsonl\n                                        # one of several processes behind a load balancer, sharing\n                                        # tasks and input requests through Redis (feature `redis`)"
                 ))
             });
     }

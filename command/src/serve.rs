@@ -1,6 +1,6 @@
-//! `serve [--http ADDR] [--stateless] [--log PATH] [--approval-timeout
-//! SECS] [--token-env NAME | --token-file PATH | --insecure-no-auth]
-//! [--allowed-host NAME]… [limits]`:
+//! `serve [--http ADDR] [--stateless] [--store URL [--lease SECS]] [--log
+//! PATH] [--approval-timeout SECS] [--token-env NAME | --token-file PATH |
+//! --insecure-no-auth] [--allowed-host NAME]… [limits]`:
 //! the registry over the Model Context Protocol ([`toolprism_mcp`]), for
 //! Claude Code, Claude Desktop, Cursor or any MCP client. Over HTTP it
 //! listens on a loopback address unless a token is given or
@@ -29,6 +29,17 @@ pub(crate) struct ServeArgs {
     /// behind a load balancer can serve the same tools
     #[arg(long, requires = "http")]
     stateless: bool,
+    /// With --http: keep tasks, calls waiting for their client's input and
+    /// sessions in the store at URL (redis://HOST:PORT, or redis://HOST:PORT/DB),
+    /// shared by every process serving these tools behind one load balancer,
+    /// so that any of them answers any request (needs the `redis` feature)
+    /// [default: memory, this process only]
+    #[arg(long, value_name = "URL", requires = "http")]
+    store: Option<String>,
+    /// With --store: a process that has not renewed its lease in the store
+    /// for SECS seconds is taken for stopped, and its running tasks end failed
+    #[arg(long, value_name = "SECS", requires = "store", default_value_t = toolprism_mcp::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    lease: u64,
     /// Append every call and its result to the session log at PATH (created
     /// if missing; `replay` reads it)
     #[arg(long, value_name = "PATH")]
@@ -166,6 +177,19 @@ pub(crate) fn run(
         server = server.allow_unauthenticated_network();
     }
     let served = runtime.block_on(async {
+        let store = match args.store.as_deref() {
+            None | Some("memory") => None,
+            Some(url) => Some(open_store(url).await?),
+        };
+        let shown_store = store
+            .as_ref()
+            .map(|store| format!(", store {store}"))
+            .unwrap_or_default();
+        if let Some(store) = store {
+            server = server
+                .with_lease(Duration::from_secs(args.lease))
+                .with_store(store);
+        }
         let addrs: Vec<SocketAddr> = tokio::net::lookup_host(addr.as_str())
             .await
             .map_err(|e| Failure::Usage(format!("--http {addr}: {e}")))?
@@ -191,7 +215,7 @@ pub(crate) fn run(
             .map_err(|e| Failure::Failed(format!("serve: --http {addr}: {e}")))?;
         let local = listener.local_addr().map_err(Failure::Io)?;
         eprintln!(
-            "{name}: serving {tools} tools{place} at http://{local}/mcp{}{}",
+            "{name}: serving {tools} tools{place} at http://{local}/mcp{}{shown_store}{}",
             if args.stateless { " (stateless)" } else { "" },
             if authenticated { ", bearer token required" } else { "" }
         );
@@ -263,4 +287,21 @@ async fn following(
     _name: &str,
 ) -> std::io::Result<()> {
     serving.await
+}
+
+/// The store at `url` (feature `redis`).
+#[cfg(feature = "redis")]
+async fn open_store(url: &str) -> Result<toolprism_mcp::Store, Failure> {
+    toolprism_mcp::Store::redis(url)
+        .await
+        .map_err(|e| Failure::Usage(format!("--store: {e}")))
+}
+
+/// Without the feature `redis`, only the in-memory store.
+#[cfg(not(feature = "redis"))]
+async fn open_store(url: &str) -> Result<toolprism_mcp::Store, Failure> {
+    Err(Failure::Usage(format!(
+        "--store {}: this program was built without Redis support; build it with the `redis` feature of toolprism (cargo build --features redis), or leave --store out to keep everything in this process",
+        url.chars().take(200).collect::<String>()
+    )))
 }

@@ -18,5 +18,6 @@ mod limits;
 mod network;
 mod python;
 mod remote;
+mod replicas;
 mod tasks;
 mod wire;
