@@ -147,6 +147,7 @@ pub struct StoreError {
 }
 
 impl StoreError {
+    #[cfg(feature = "redis")]
     pub(crate) fn new(message: impl Into<String>) -> Self {
         StoreError {
             message: message.into(),
