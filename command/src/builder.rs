@@ -107,7 +107,7 @@ impl Globals {
     }
 }
 
-type Build = Box<dyn FnOnce(&Globals) -> Result<Registry, String>>;
+type Build = std::rc::Rc<dyn Fn(&Globals) -> Result<Registry, String>>;
 type RunDefault = Box<dyn FnOnce(&ArgMatches, &Globals) -> Result<ExitCode, clap::Error>>;
 
 /// Where the registry comes from.
@@ -163,12 +163,20 @@ impl Cli {
     /// A command line whose registry is built from the parsed global
     /// options (`--root DIR`), once a command needs it. An `Err` ends the
     /// program with its message and exit status 2.
+    ///
+    /// `serve` builds it again, from the same options, when an imported
+    /// server changes its tools (`notifications/tools/list_changed`;
+    /// [`Globals::imports`] then registers the new ones), and serves the
+    /// new registry from then on: its definitions, its Code Mode SDK
+    /// (`run_code`'s description) and its presenters are those of the new
+    /// build. A build that fails then keeps the registry served, and says
+    /// why on stderr.
     pub fn new<F, E>(build: F) -> Self
     where
-        F: FnOnce(&Globals) -> Result<Registry, E> + 'static,
+        F: Fn(&Globals) -> Result<Registry, E> + 'static,
         E: fmt::Display,
     {
-        Cli::from_source(Source::Build(Box::new(move |globals| {
+        Cli::from_source(Source::Build(std::rc::Rc::new(move |globals| {
             build(globals).map_err(|e| e.to_string())
         })))
     }
@@ -295,7 +303,7 @@ impl Cli {
             Ok(matches) => matches,
             Err(e) => return clap_error(&e, &bin),
         };
-        let globals = match globals(&matches, &self.flags) {
+        let globals = match globals(&matches, &self.flags, &bin) {
             Ok(globals) => globals,
             Err(message) => return usage(&message),
         };
@@ -344,6 +352,16 @@ impl Cli {
             Ok(runtime) => runtime,
             Err(e) => return failure(&format!("cannot start the tokio runtime: {e}")),
         };
+        // `import login` and `import logout` need no registry.
+        #[cfg(feature = "import")]
+        let command = match command {
+            crate::command::Command::Import(args) => {
+                let outcome = crate::import::run(args, &matches, &runtime, &bin);
+                runtime.shutdown_timeout(Duration::from_millis(200));
+                return crate::exit::finish(outcome, Ok(()));
+            }
+            command => command,
+        };
         // Connecting is async and the build is not: the servers are
         // connected on the command's runtime, which keeps them.
         #[cfg(feature = "import")]
@@ -351,14 +369,18 @@ impl Cli {
             Ok(globals) => globals,
             Err(e) => return usage(&format!("cannot build the tools: {e}")),
         };
+        let mut rebuild: Option<crate::command::Rebuild> = None;
         let registry = match source {
             Source::Ready(registry) => registry,
             Source::Build(build) => {
                 let _entered = runtime.enter();
-                match build(&globals) {
+                let registry = match build(&globals) {
                     Ok(registry) => registry,
                     Err(e) => return usage(&format!("cannot build the tools: {e}")),
-                }
+                };
+                let again = globals.clone();
+                rebuild = Some(Box::new(move || build(&again)));
+                registry
             }
         };
         #[cfg(feature = "import")]
@@ -366,7 +388,7 @@ impl Cli {
             return usage(&e);
         }
         let built = root_based.then_some(&globals);
-        let status = command.run(&registry, &runtime, &bin, built);
+        let status = command.run(&registry, &runtime, &bin, built, rebuild);
         // A timed-out blocking tool may still be running on the blocking
         // pool: its result is dropped, and the program does not wait for it.
         drop(registry);
@@ -402,7 +424,10 @@ impl Cli {
 fn globals(
     matches: &ArgMatches,
     flags: &[(&'static str, &'static str)],
+    bin: &str,
 ) -> Result<Globals, String> {
+    #[cfg(not(feature = "import"))]
+    let _ = bin;
     let given = matches
         .try_get_one::<PathBuf>("root")
         .ok()
@@ -440,7 +465,7 @@ fn globals(
         sandbox,
         flags,
         #[cfg(feature = "import")]
-        imports: crate::import::given(matches)?,
+        imports: crate::import::given(matches, bin)?,
     })
 }
 
@@ -524,12 +549,12 @@ mod tests {
         for args in [&["t", "--careful", "list"][..], &["t", "list", "--careful"]] {
             let matches = cli.command("t").0.get_matches_from(args);
             assert!(
-                globals(&matches, &cli.flags).unwrap().flag("careful"),
+                globals(&matches, &cli.flags, "t").unwrap().flag("careful"),
                 "{args:?}"
             );
         }
         let matches = cli.command("t").0.get_matches_from(["t", "list"]);
-        assert!(!globals(&matches, &cli.flags).unwrap().flag("careful"));
+        assert!(!globals(&matches, &cli.flags, "t").unwrap().flag("careful"));
         let cli = Cli::with_registry(Registry::builder().build().unwrap());
         let (command, own) = cli.command("t");
         assert!(own.is_empty());

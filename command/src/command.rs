@@ -18,6 +18,10 @@ use crate::sdk;
 use crate::serve;
 use crate::{call, list, replay, schema};
 
+/// Builds the registry again from the same global options: `serve` does
+/// when an imported server's tools change.
+pub(crate) type Rebuild = Box<dyn Fn() -> Result<Registry, String>>;
+
 /// The subcommands.
 #[derive(Debug, Parser)]
 pub(crate) struct Top {
@@ -45,6 +49,10 @@ pub(crate) enum Command {
     /// Print the TypeScript SDK a Code Mode program is written against (run_code's description).
     #[cfg(feature = "code")]
     Sdk(sdk::SdkArgs),
+    /// Log in to (or out of) an MCP server over HTTP that asks for OAuth,
+    /// for --import and --mcp-config.
+    #[cfg(feature = "import")]
+    Import(crate::import::ImportArgs),
 }
 
 impl Command {
@@ -57,15 +65,19 @@ impl Command {
         runtime: &tokio::runtime::Runtime,
         name: &str,
         built: Option<&crate::Globals>,
+        rebuild: Option<Rebuild>,
     ) -> ExitCode {
         // `serve` writes protocol messages to stdout itself: the lock below
         // would block it.
         #[cfg(feature = "mcp")]
         if let Command::Serve(args) = &self {
-            return finish(serve::run(registry, args, runtime, name, built), Ok(()));
+            return finish(
+                serve::run(registry, args, runtime, name, built, rebuild),
+                Ok(()),
+            );
         }
         #[cfg(not(feature = "mcp"))]
-        let _ = (name, built);
+        let _ = (name, built, rebuild);
         let stdout = io::stdout();
         let mut out = io::BufWriter::new(stdout.lock());
         let outcome: Result<Status, Failure> = match self {
@@ -79,6 +91,8 @@ impl Command {
             Command::Sdk(args) => sdk::run(registry, &args, &mut out),
             #[cfg(feature = "mcp")]
             Command::Serve(_) => unreachable!("served above"),
+            #[cfg(feature = "import")]
+            Command::Import(_) => unreachable!("run before the registry is built"),
         };
         let flushed = out.flush();
         finish(outcome, flushed)
@@ -160,7 +174,7 @@ pub(crate) fn assemble(
         })
         .mut_subcommand("replay", |c| {
             c.after_help(format!(
-                "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html"
+                "Example:\n  {bin} replay session.jsonl | less\n  {bin} replay session.jsonl --html session.html\n  {bin} replay a.jsonl b.jsonl c.jsonl     # one session served by three processes"
             ))
         });
     #[cfg(feature = "mcp")]
@@ -178,7 +192,7 @@ pub(crate) fn assemble(
                      a warning at every start)\n\
                      Over HTTP a token is never read from the URL (`?access_token=` is refused), and the\n\
                      limits above bound what clients can make the server hold (bodies are capped at 4 MiB).\n\n\
-                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp, this machine only\n  {bin} serve --http 0.0.0.0:8765 --token-env TOOLPRISM_TOKEN --allowed-host tools.example.com\n                                        # other machines; TOOLPRISM_TOKEN holds a secret (openssl rand -hex 32),\n                                        # which clients send as `Authorization: Bearer <secret>`\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl"
+                     Examples:\n  {bin} serve                           # stdio, for Claude Code: claude mcp add tools -- {bin} serve\n  {bin} serve --http 127.0.0.1:8765    # Streamable HTTP at http://127.0.0.1:8765/mcp, this machine only\n  {bin} serve --http 0.0.0.0:8765 --token-env TOOLPRISM_TOKEN --allowed-host tools.example.com\n                                        # other machines; TOOLPRISM_TOKEN holds a secret (openssl rand -hex 32),\n                                        # which clients send as `Authorization: Bearer <secret>`\n  {bin} serve --log session.jsonl      # keep the session log; {bin} replay session.jsonl\n  {bin} serve --http 127.0.0.1:8001 --stateless --store redis://127.0.0.1:6379 --log a.jsonl\n                                        # one of several processes behind a load balancer, sharing\n                                        # tasks and input requests through Redis (feature `redis`)"
                 ))
             });
     }
@@ -279,6 +293,40 @@ pub(crate) fn assemble(
                         ),
                 );
         }
+    }
+    #[cfg(feature = "import")]
+    {
+        command = command
+            .arg(
+                clap::Arg::new("ca")
+                    .long("ca")
+                    .value_name("PATH")
+                    .global(true)
+                    .action(clap::ArgAction::Append)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(
+                        "Trust the certificate authorities in the PEM file at PATH for the HTTPS \
+                         servers of --import and --mcp-config, next to the platform's roots (a \
+                         private server's own CA); repeatable",
+                    ),
+            )
+            .arg(
+                clap::Arg::new("allow-http")
+                    .long("allow-http")
+                    .global(true)
+                    .action(clap::ArgAction::SetTrue)
+                    .help(
+                        "Let --import and --mcp-config use plain http:// to other machines (calls and \
+                         tokens readable on the way); without it, http:// is for this machine only",
+                    ),
+            )
+            .mut_subcommand("import", |c| {
+                c.after_help(format!(
+                    "The tokens are kept in $XDG_CONFIG_HOME/toolprism/oauth (else ~/.config/toolprism/oauth),\n\
+                     one file per server, readable by you only; --import and --mcp-config use them.\n\n\
+                     Examples:\n  {bin} import login https://tools.example.com/mcp\n  {bin} list --import https://tools.example.com/mcp\n  {bin} import logout https://tools.example.com/mcp"
+                ))
+            });
     }
     (command, own)
 }

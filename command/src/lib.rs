@@ -8,15 +8,20 @@
 //! | `list [--json]` | the tools: name, kind, hints and description, as a table or JSON |
 //! | `schema [--dialect D] [--tool NAME]` | the definitions, toolprism's own or in a provider's request shape ([`dialect`](toolprism_provider::dialect)) |
 //! | `call NAME [JSON] [--json] [--yes] [--log-level LEVEL]` | runs one call and shows the model's view, the value, the meta and both cards, or one JSON object; the person at the terminal is the call's client (below) |
-//! | `replay LOG [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](toolprism_html)) |
-//! | `serve [--http ADDR] [--stateless] [--log PATH] [--token-env NAME \| --token-file PATH \| --insecure-no-auth]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](toolprism_mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP: on a loopback address, or on another with a bearer token required (or, told so, none); see `serve --help` for the limits |
+//! | `replay LOG… [--html OUT]` | draws a session log's cards again in the terminal (a progress bar on stderr for a large log, on a terminal only), or as an HTML page ([`html`](toolprism_html)); several logs of one session (one per server process behind a load balancer) as one, in the order their events were written |
+//! | `serve [--http ADDR] [--stateless] [--store URL] [--log PATH] [--token-env NAME \| --token-file PATH \| --insecure-no-auth]` | with the feature `mcp`: serves the tools over MCP ([`mcp`](toolprism_mcp)), on stdio (stdout carries protocol messages only) or Streamable HTTP: on a loopback address, or on another with a bearer token required (or, told so, none); see `serve --help` for the limits |
 //!
 //! With the feature `import`, a program built with [`Cli::new`] also takes
-//! `--import 'CMD ARGS…'`, `--import http://…/mcp` and `--mcp-config PATH`
+//! `--import 'CMD ARGS…'`, `--import https://…/mcp` and `--mcp-config PATH`
 //! (each repeatable): the tools of those MCP servers, connected before the
 //! registry is built and handed to it through [`Globals::imports`], are
 //! listed, called, replayed and served like the program's own; `serve`
-//! then is a hub.
+//! then is a hub, which follows the servers' tool changes (the registry is
+//! built again) and forwards their log messages and requests. `--ca PATH`
+//! trusts a private CA for HTTPS, `--allow-http` allows plain `http://`
+//! off this machine, and `import login URL` / `import logout URL` keep or
+//! forget the OAuth tokens of a server that asks for them (a browser opens
+//! on first use as well, when stderr is a terminal).
 //!
 //! ```no_run
 //! # use toolprism::{ContentBlock, Registry, tool};

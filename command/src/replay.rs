@@ -1,5 +1,7 @@
-//! `replay LOG`: a session log's cards drawn again in the terminal, with
-//! the presenters registered now.
+//! `replay LOG…`: a session log's cards drawn again in the terminal, with
+//! the presenters registered now. Several logs (the replicas of one
+//! server each write their own) are drawn as one session, their events in
+//! the order they were written, each result joined to its call by call id.
 
 use std::cell::Cell;
 use std::fs::File;
@@ -12,6 +14,7 @@ use super::terminal::{Style, draw_call, draw_result};
 use super::text::{one_line, plural, thousands};
 use super::{Failure, Status};
 use toolprism_core::Registry;
+use toolprism_core::log::LogEvents;
 use toolprism_core::replay::{Replay, ReplayItem, ReplayProblem, Replayed, ReplayedEntry};
 use toolprism_html::{Session, session_page};
 
@@ -19,8 +22,10 @@ use toolprism_html::{Session, session_page};
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
     /// The session log: JSON Lines, as `toolprism::log::SessionLog` writes it.
-    #[arg(value_name = "LOG")]
-    log: PathBuf,
+    /// Several logs of one session (one per server process behind a load
+    /// balancer) are read as one: events in the order they were written
+    #[arg(value_name = "LOG", required = true, num_args = 1..)]
+    logs: Vec<PathBuf>,
     /// Write the session as one self-contained HTML page to OUT instead of
     /// drawing it in the terminal (a one-line summary is printed).
     #[arg(long, value_name = "OUT")]
@@ -60,48 +65,73 @@ pub(crate) fn run(
     args: &ReplayArgs,
     out: &mut dyn Write,
 ) -> Result<Status, Failure> {
-    let shown = args.log.display();
-    let file = File::open(&args.log).map_err(|e| Failure::Usage(format!("{shown}: {e}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| Failure::Usage(format!("{shown}: {e}")))?;
-    if meta.is_dir() {
-        return Err(Failure::Usage(format!(
-            "{shown} is a directory; give the session log's file"
-        )));
-    }
-    if let Some(page) = &args.html
-        && let (Ok(a), Ok(b)) = (args.log.canonicalize(), page.canonicalize())
-        && a == b
-    {
-        return Err(Failure::Usage(format!(
-            "--html {}: that is the session log itself; write the page to another path",
-            page.display()
-        )));
+    let mut files = Vec::with_capacity(args.logs.len());
+    let mut total = 0;
+    for log in &args.logs {
+        let shown = log.display();
+        let file = File::open(log).map_err(|e| Failure::Usage(format!("{shown}: {e}")))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Failure::Usage(format!("{shown}: {e}")))?;
+        if meta.is_dir() {
+            return Err(Failure::Usage(format!(
+                "{shown} is a directory; give the session log's file"
+            )));
+        }
+        if let Some(page) = &args.html
+            && let (Ok(a), Ok(b)) = (log.canonicalize(), page.canonicalize())
+            && a == b
+        {
+            return Err(Failure::Usage(format!(
+                "--html {}: that is the session log itself; write the page to another path",
+                page.display()
+            )));
+        }
+        total += meta.len();
+        files.push(file);
     }
     // A log of calls a model made in a provider's dialect (`agent`,
     // `call --dialect`) names it: each is read as the live call read it.
     for dialect in toolprism_provider::dialect::Dialect::ALL {
         registry.add_dialect(std::sync::Arc::new(dialect));
     }
-    let total = meta.len();
+    let names: Vec<String> = args
+        .logs
+        .iter()
+        .map(|log| log.display().to_string())
+        .collect();
+    let label = names.join(" + ");
     let read = Rc::new(Cell::new(0));
-    let reader = Counting {
-        inner: BufReader::with_capacity(1 << 16, file),
-        read: Rc::clone(&read),
+    let readers: Vec<LogEvents<Counting<BufReader<File>>>> = files
+        .into_iter()
+        .map(|file| {
+            LogEvents::new(Counting {
+                inner: BufReader::with_capacity(1 << 16, file),
+                read: Rc::clone(&read),
+            })
+        })
+        .collect();
+    let many = readers.len() > 1;
+    let replay = if many {
+        Replay::merged(readers, registry)
+    } else {
+        let Some(events) = readers.into_iter().next() else {
+            return Err(Failure::Usage("give the session log to replay".to_owned()));
+        };
+        Replay::from_events(events, registry)
     };
     let mut bar = (progress::on_terminal() && total >= PROGRESS_MIN_BYTES)
-        .then(|| Bar::new(format!("replaying {}", one_line(&shown.to_string()))));
+        .then(|| Bar::new(format!("replaying {}", one_line(&label))));
     let mut entries: Vec<ReplayedEntry> = Vec::new();
     let mut problems: Vec<ReplayProblem> = Vec::new();
-    for item in Replay::new(reader, registry) {
+    for item in replay {
         match item {
             Ok(ReplayItem::Entry(entry)) => entries.push(*entry),
             Ok(ReplayItem::Problem(problem)) => problems.push(problem),
             Err(e) => {
                 drop(bar);
                 return Err(Failure::Failed(format!(
-                    "{shown}: read failed after {} bytes: {e}",
+                    "{label}: read failed after {} bytes: {e}",
                     read.get()
                 )));
             }
@@ -119,16 +149,16 @@ pub(crate) fn run(
     if let Some(mut bar) = bar {
         bar.finish();
     }
-    entries.sort_by_key(|e| e.call_line);
+    if many {
+        entries.sort_by_key(|e| (e.time_ms.unwrap_or(0), e.log, e.call_line));
+    } else {
+        entries.sort_by_key(|e| e.call_line);
+    }
     let replayed = Replayed::new(entries, problems);
+    let sources = many.then_some(names.as_slice());
     match &args.html {
-        None => draw(
-            out,
-            &replayed.entries,
-            &replayed.problems,
-            &shown.to_string(),
-        )?,
-        Some(page) => write_page(out, &replayed, &args.log, page)?,
+        None => draw(out, &replayed.entries, &replayed.problems, &label, sources)?,
+        Some(page) => write_page(out, &replayed, &args.logs, page)?,
     }
     Ok(Status::Ok)
 }
@@ -137,14 +167,25 @@ pub(crate) fn run(
 fn write_page(
     out: &mut dyn Write,
     replayed: &Replayed,
-    log: &Path,
+    logs: &[PathBuf],
     page: &Path,
 ) -> Result<(), Failure> {
-    let title = log.file_name().map_or_else(
-        || log.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let session = Session::new(title, replayed).with_source(log.display().to_string());
+    let title = logs
+        .iter()
+        .map(|log| {
+            log.file_name().map_or_else(
+                || log.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let source = logs
+        .iter()
+        .map(|log| log.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let session = Session::new(title, replayed).with_source(source);
     let counts = session.counts();
     std::fs::write(page, session_page(&session))
         .map_err(|e| Failure::Failed(format!("--html {}: {e}", page.display())))?;
@@ -163,22 +204,32 @@ fn write_page(
     Ok(())
 }
 
-/// Every entry and problem, in the order of their lines in the log, then a
-/// summary.
+/// Every entry and problem, in the order of their lines in the log (the
+/// order of the calls, for several logs, each problem before the entries),
+/// then a summary. `sources`: the names of several logs read as one.
 fn draw(
     out: &mut dyn Write,
     entries: &[ReplayedEntry],
     problems: &[ReplayProblem],
     log: &str,
+    sources: Option<&[String]>,
 ) -> io::Result<()> {
     let style = Style::default();
     let problem_count = problems.len() as u64;
     let mut problems = problems.iter().peekable();
+    if let Some(sources) = sources {
+        for problem in problems.by_ref() {
+            draw_problem_in(out, problem, sources)?;
+        }
+    }
     for (i, entry) in entries.iter().enumerate() {
         while let Some(problem) = problems.next_if(|p| p.line < entry.call_line) {
             draw_problem(out, problem)?;
         }
         let mut head = format!("#{} {} · {}", i + 1, entry.call_id, entry.name);
+        if let Some(name) = sources.and_then(|sources| sources.get(entry.log)) {
+            head.push_str(&format!(" · in {name}"));
+        }
         if entry.nested {
             match &entry.parent_call_id {
                 Some(parent) => head.push_str(&format!(" · nested in {parent}")),
@@ -232,6 +283,16 @@ fn draw(
 
 fn draw_problem(out: &mut dyn Write, problem: &ReplayProblem) -> io::Result<()> {
     writeln!(out, "! {}", one_line(&problem.to_string()))
+}
+
+/// A problem of one of several logs, naming the log.
+fn draw_problem_in(
+    out: &mut dyn Write,
+    problem: &ReplayProblem,
+    sources: &[String],
+) -> io::Result<()> {
+    let name = sources.get(problem.log).map_or("?", String::as_str);
+    writeln!(out, "! {}", one_line(&format!("{name} {problem}")))
 }
 
 fn indented(out: &mut dyn Write, text: &str) -> io::Result<()> {

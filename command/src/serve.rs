@@ -1,6 +1,6 @@
-//! `serve [--http ADDR] [--stateless] [--log PATH] [--approval-timeout
-//! SECS] [--token-env NAME | --token-file PATH | --insecure-no-auth]
-//! [--allowed-host NAME]… [limits]`:
+//! `serve [--http ADDR] [--stateless] [--store URL [--lease SECS]] [--log
+//! PATH] [--approval-timeout SECS] [--token-env NAME | --token-file PATH |
+//! --insecure-no-auth] [--allowed-host NAME]… [limits]`:
 //! the registry over the Model Context Protocol ([`toolprism_mcp`]), for
 //! Claude Code, Claude Desktop, Cursor or any MCP client. Over HTTP it
 //! listens on a loopback address unless a token is given or
@@ -29,6 +29,17 @@ pub(crate) struct ServeArgs {
     /// behind a load balancer can serve the same tools
     #[arg(long, requires = "http")]
     stateless: bool,
+    /// With --http: keep tasks, calls waiting for their client's input and
+    /// sessions in the store at URL (redis://HOST:PORT, or redis://HOST:PORT/DB),
+    /// shared by every process serving these tools behind one load balancer,
+    /// so that any of them answers any request (needs the `redis` feature)
+    /// [default: memory, this process only]
+    #[arg(long, value_name = "URL", requires = "http")]
+    store: Option<String>,
+    /// With --store: a process that has not renewed its lease in the store
+    /// for SECS seconds is taken for stopped, and its running tasks end failed
+    #[arg(long, value_name = "SECS", requires = "store", default_value_t = toolprism_mcp::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    lease: u64,
     /// Append every call and its result to the session log at PATH (created
     /// if missing; `replay` reads it)
     #[arg(long, value_name = "PATH")]
@@ -88,7 +99,20 @@ pub(crate) fn run(
     runtime: &tokio::runtime::Runtime,
     name: &str,
     built: Option<&crate::Globals>,
+    rebuild: Option<crate::command::Rebuild>,
 ) -> Result<Status, Failure> {
+    #[cfg(feature = "import")]
+    let follow = match (built, rebuild) {
+        (Some(globals), Some(rebuild)) if !globals.imports().is_empty() => {
+            Some((globals.imports().clone(), rebuild))
+        }
+        _ => None,
+    };
+    #[cfg(not(feature = "import"))]
+    let follow: Option<((), crate::command::Rebuild)> = {
+        let _ = rebuild;
+        None
+    };
     let tools = registry.definitions().len();
     let mut server =
         McpServer::new(registry.clone()).with_server_info(name, env!("CARGO_PKG_VERSION"));
@@ -122,7 +146,8 @@ pub(crate) fn run(
     let Some(addr) = &args.http else {
         let served = runtime.block_on(async {
             eprintln!("{name}: serving {tools} tools{place} over stdio");
-            server.serve_stdio().await
+            let serving = server.clone().serve_stdio();
+            following(&server, serving, follow, name).await
         });
         return match served {
             Ok(()) => Ok(Status::Ok),
@@ -152,6 +177,19 @@ pub(crate) fn run(
         server = server.allow_unauthenticated_network();
     }
     let served = runtime.block_on(async {
+        let store = match args.store.as_deref() {
+            None | Some("memory") => None,
+            Some(url) => Some(open_store(url).await?),
+        };
+        let shown_store = store
+            .as_ref()
+            .map(|store| format!(", store {store}"))
+            .unwrap_or_default();
+        if let Some(store) = store {
+            server = server
+                .with_lease(Duration::from_secs(args.lease))
+                .with_store(store);
+        }
         let addrs: Vec<SocketAddr> = tokio::net::lookup_host(addr.as_str())
             .await
             .map_err(|e| Failure::Usage(format!("--http {addr}: {e}")))?
@@ -177,7 +215,7 @@ pub(crate) fn run(
             .map_err(|e| Failure::Failed(format!("serve: --http {addr}: {e}")))?;
         let local = listener.local_addr().map_err(Failure::Io)?;
         eprintln!(
-            "{name}: serving {tools} tools{place} at http://{local}/mcp{}{}",
+            "{name}: serving {tools} tools{place} at http://{local}/mcp{}{shown_store}{}",
             if args.stateless { " (stateless)" } else { "" },
             if authenticated { ", bearer token required" } else { "" }
         );
@@ -189,10 +227,81 @@ pub(crate) fn run(
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!args.stateless)
             .with_allowed_hosts(hosts);
-        server
-            .serve_http(listener, config)
+        let serving = server.clone().serve_http(listener, config);
+        following(&server, serving, follow, name)
             .await
             .map_err(|e| Failure::Failed(format!("serve: {e}")))
     });
     served.map(|()| Status::Ok)
+}
+
+/// Runs `serving` while following the imported servers, when there are
+/// some: a server that changes its tools has the registry built again and
+/// swapped in (every session is told: `notifications/tools/list_changed`),
+/// and its log messages that no call took go to every session at the
+/// level it set.
+#[cfg(feature = "import")]
+async fn following(
+    server: &McpServer,
+    serving: impl std::future::Future<Output = std::io::Result<()>>,
+    follow: Option<(toolprism_mcp::import::Imports, crate::command::Rebuild)>,
+    name: &str,
+) -> std::io::Result<()> {
+    use toolprism_mcp::import::ImportEvent;
+    let Some((imports, rebuild)) = follow else {
+        return serving.await;
+    };
+    let mut events = imports.events();
+    let mut serving = std::pin::pin!(serving);
+    loop {
+        tokio::select! {
+            done = &mut serving => return done,
+            Some(event) = events.recv() => match event {
+                ImportEvent::ToolsChanged { server: from } => match rebuild() {
+                    Ok(registry) => {
+                        let tools = registry.definitions().len();
+                        server.replace_registry(registry).await;
+                        eprintln!("{name}: the tools of {from} changed; serving {tools} tools");
+                    }
+                    Err(e) => eprintln!(
+                        "{name}: the tools of {from} changed, and the tools cannot be built again ({e}); serving them as they were"
+                    ),
+                },
+                ImportEvent::RefreshFailed { server: from, message } => eprintln!(
+                    "{name}: the tools of {from} changed, and its new list cannot be used ({message}); serving them as they were"
+                ),
+                ImportEvent::Log { level, logger, data, .. } => {
+                    server.broadcast_log(level, logger.as_deref(), data).await;
+                }
+                _ => {}
+            },
+        }
+    }
+}
+
+#[cfg(not(feature = "import"))]
+async fn following(
+    _server: &McpServer,
+    serving: impl std::future::Future<Output = std::io::Result<()>>,
+    _follow: Option<((), crate::command::Rebuild)>,
+    _name: &str,
+) -> std::io::Result<()> {
+    serving.await
+}
+
+/// The store at `url` (feature `redis`).
+#[cfg(feature = "redis")]
+async fn open_store(url: &str) -> Result<toolprism_mcp::Store, Failure> {
+    toolprism_mcp::Store::redis(url)
+        .await
+        .map_err(|e| Failure::Usage(format!("--store: {e}")))
+}
+
+/// Without the feature `redis`, only the in-memory store.
+#[cfg(not(feature = "redis"))]
+async fn open_store(url: &str) -> Result<toolprism_mcp::Store, Failure> {
+    Err(Failure::Usage(format!(
+        "--store {}: this program was built without Redis support; build it with the `redis` feature of toolprism (cargo build --features redis), or leave --store out to keep everything in this process",
+        url.chars().take(200).collect::<String>()
+    )))
 }

@@ -286,6 +286,8 @@ fn main() -> ExitCode {
         replay_reports_problems_and_bad_paths,
         replay_writes_an_html_page,
         replay_progress_only_on_a_terminal,
+        replay_reads_several_logs_as_one_session,
+        serve_store_that_cannot_be_used_is_a_usage_error,
         hostile_input_is_a_result_or_a_problem,
         a_closed_pipe_is_not_an_error,
     ];
@@ -918,6 +920,122 @@ fn replay_reports_problems_and_bad_paths() {
     assert!(err.contains("missing.jsonl"), "{err}");
     let err = usage_error(&["replay", dir.path().to_str().unwrap()]);
     assert!(err.contains("is a directory"), "{err}");
+}
+
+/// W16: the logs of the replicas of one server, read as one session: the
+/// events in the order they were written (`timeMs`), a result joined to its
+/// call whichever log holds each, each entry and problem naming its log.
+fn replay_reads_several_logs_as_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, lines: &[&str]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let a = write(
+        "a.jsonl",
+        &[
+            r#"{"type":"tool/call","callId":"r1","name":"echo","arguments":"{\"text\":\"first\"}","timeMs":100}"#,
+            r#"{"type":"tool/result","callId":"r1","content":[{"type":"text","text":"echo: first"}],"isError":false,"meta":{"chars":5},"timeMs":110}"#,
+            r#"{"type":"tool/call","callId":"r3","name":"echo","arguments":"{\"text\":\"third\"}","timeMs":300}"#,
+        ],
+    );
+    let b = write(
+        "b.jsonl",
+        &[
+            r#"{"type":"tool/call","callId":"r2","name":"echo","arguments":"{\"text\":\"second\"}","timeMs":200}"#,
+            r#"{"type":"tool/result","callId":"r2","content":[{"type":"text","text":"echo: second"}],"isError":false,"meta":{"chars":6},"timeMs":250}"#,
+            "not an event",
+        ],
+    );
+    let c = write(
+        "c.jsonl",
+        &[
+            r#"{"type":"tool/result","callId":"r3","content":[{"type":"text","text":"echo: third"}],"isError":false,"meta":{"chars":5},"timeMs":350}"#,
+        ],
+    );
+    let out = run(&["replay", &c, &b, &a]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shown = stdout(&out);
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(
+        lines[0].starts_with("! ") && lines[0].contains("b.jsonl line 3: not a valid event"),
+        "{shown}"
+    );
+    let heads: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('#'))
+        .collect();
+    assert_eq!(heads.len(), 3, "{shown}");
+    assert!(
+        heads[0].starts_with("#1 r1 · echo · in ") && heads[0].ends_with("a.jsonl"),
+        "{shown}"
+    );
+    assert!(
+        heads[1].starts_with("#2 r2 · echo · in ") && heads[1].ends_with("b.jsonl"),
+        "{shown}"
+    );
+    assert!(
+        heads[2].starts_with("#3 r3 · echo · in ") && heads[2].ends_with("a.jsonl"),
+        "{shown}"
+    );
+    // The call on one replica drawn whole with its result from another.
+    assert!(
+        shown.contains("  ◀ [generic] 5 chars\n    │ echo: third"),
+        "{shown}"
+    );
+    assert!(!shown.contains("no result in the log"), "{shown}");
+    let last = lines.last().unwrap();
+    assert!(last.starts_with("─── 3 calls, 1 problem · "), "{shown}");
+    assert!(last.contains(" + "), "{shown}");
+
+    let page = dir.path().join("session.html");
+    let out = run(&["replay", &a, &b, &c, "--html", page.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(3 calls, 1 problem)"),
+        "{}",
+        stdout(&out)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("a.jsonl + b.jsonl + c.jsonl"),
+        "the page names its logs"
+    );
+
+    let err = usage_error(&[
+        "replay",
+        &a,
+        dir.path().join("gone.jsonl").to_str().unwrap(),
+    ]);
+    assert!(err.contains("gone.jsonl"), "{err}");
+}
+
+/// `serve --store`: a store that cannot be reached (or a build without
+/// Redis) is a one-line usage error naming the option; `--lease` needs
+/// `--store`, which needs `--http`.
+fn serve_store_that_cannot_be_used_is_a_usage_error() {
+    let err = usage_error(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--store",
+        "redis://127.0.0.1:1",
+    ]);
+    assert!(err.contains("--store"), "{err}");
+    assert!(
+        err.contains("could not be reached") || err.contains("built without Redis support"),
+        "{err}"
+    );
+    let err = usage_error(&["serve", "--http", "127.0.0.1:0", "--store", "not a url"]);
+    assert!(err.contains("--store"), "{err}");
+    let out = run(&["serve", "--store", "redis://127.0.0.1:1"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--http"), "{}", stderr(&out));
+    let out = run(&["serve", "--http", "127.0.0.1:0", "--lease", "5"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--store"), "{}", stderr(&out));
 }
 
 fn replay_writes_an_html_page() {

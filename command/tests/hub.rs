@@ -12,6 +12,10 @@
 
 #[path = "../../mcp/tests/support/import_env.rs"]
 mod import_env;
+#[path = "../../mcp/tests/support/oauth_server.rs"]
+mod oauth_server;
+#[path = "../../mcp/tests/support/tls.rs"]
+mod tls;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -49,6 +53,29 @@ impl Shout {
     }
 }
 
+#[derive(Clone, Deserialize, JsonSchema)]
+struct WhisperArgs {
+    /// The text to whisper.
+    text: String,
+}
+
+struct Whisper;
+
+/// Lower-case the text: the tool of the servers behind HTTPS and OAuth.
+#[tool(name = "whisper", read_only)]
+impl Whisper {
+    fn execute(args: WhisperArgs) -> String {
+        args.text.to_lowercase()
+    }
+    fn render(_: &WhisperArgs, value: &String) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(value)]
+    }
+}
+
+fn whispering() -> Registry {
+    Registry::builder().tool(Whisper).build().unwrap()
+}
+
 /// The hub: its own tool, the imported ones, Code Mode over all of them.
 fn program() -> ExitCode {
     Cli::new(|globals| {
@@ -77,6 +104,18 @@ fn main() -> ExitCode {
             "imports_that_fail_are_usage_errors",
             imports_that_fail_are_usage_errors,
         ),
+        (
+            "the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed",
+            the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed,
+        ),
+        (
+            "an_https_import_is_trusted_with_its_ca",
+            an_https_import_is_trusted_with_its_ca,
+        ),
+        (
+            "import_login_keeps_tokens_that_imports_then_use",
+            import_login_keeps_tokens_that_imports_then_use,
+        ),
     ];
     toolprism_testkit::harness::run(tests)
 }
@@ -103,7 +142,20 @@ fn test_server() -> PathBuf {
     let profile = exe.parent().unwrap().parent().unwrap();
     let server = profile.join("examples").join("mcp_test_server");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let mut build = Command::new(cargo);
+    // Not the variables cargo set for this test (CARGO_MANIFEST_DIR,
+    // CARGO_PKG_NAME, …): build scripts that watch them (ring's) would run
+    // again, and the next outer build would undo it.
+    for (key, _) in std::env::vars_os() {
+        if let Some(key) = key.to_str()
+            && key.starts_with("CARGO_")
+            && key != "CARGO_HOME"
+            && key != "CARGO_TARGET_DIR"
+        {
+            build.env_remove(key);
+        }
+    }
+    let status = build
         .args([
             "build",
             "-p",
@@ -378,6 +430,204 @@ fn p7_the_hub_serves_imported_tools_to_the_python_client() {
             "{key}"
         );
     }
+}
+
+/// `server-everything` (npm, pinned) behind the hub, the Python client in
+/// front (`tests/support/hub_everything.py`): the server's log messages
+/// reach the client named after the server, during a call and on their
+/// own; its elicitation is forwarded to the client and its answer back;
+/// after the server is killed and started again, it lists its tools again
+/// (and says so), the hub builds its registry again, and the client is
+/// sent `notifications/tools/list_changed`.
+fn the_hub_is_transparent_for_the_everything_servers_logs_elicitation_and_list_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let npm = toolprism_testkit::npm_packages("mcp-servers", import_env::NPM_SERVERS);
+    let everything = npm.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let pidfile = dir.path().join("everything.pid");
+    let capture = dir.path().join("everything.in");
+    let config = dir.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"everything": {"command": "sh",
+            "args": [workspace().join("mcp/tests/support/wrap.sh"), capture, pidfile,
+                     "node", everything, "stdio"],
+            "timeout": 30000}}})
+        .to_string(),
+    )
+    .unwrap();
+    let output = python()
+        .command([workspace().join("command/tests/support/hub_everything.py")])
+        .arg("--pidfile")
+        .arg(&pidfile)
+        .arg("--stdio")
+        .arg(std::env::current_exe().unwrap())
+        .args(["serve", "--mcp-config"])
+        .arg(&config)
+        .env(AS_PROGRAM, "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "hub_everything.py failed: {stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"everything__trigger-elicitation-request"),
+        "the hub declares elicitation to the server, which then offers its tool: {tools:?}"
+    );
+
+    // Logs, named after the server: one during the call, one on its own.
+    let logs = report["logs"].as_array().unwrap();
+    assert!(logs.len() >= 2, "{report:#}");
+    for log in logs {
+        assert_eq!(log["logger"], "everything", "{log}");
+        assert!(
+            log["data"].as_str().unwrap_or_default().contains("message"),
+            "{log}"
+        );
+    }
+
+    // The elicitation: asked here, answered here, seen by the server.
+    let asked = &report["asked"][0];
+    assert_eq!(
+        asked["message"],
+        "Please provide inputs for the following fields:"
+    );
+    assert_eq!(asked["requestedSchema"]["required"], json!(["name"]));
+    let elicited = report["elicited"]["result"]["content"].to_string();
+    assert!(elicited.contains("Name: Ada Lovelace"), "{elicited}");
+    assert!(elicited.contains("Favorite Integer: 7"), "{elicited}");
+
+    // Killed, then started again on a later call; the tools listed again,
+    // and the client told.
+    assert_eq!(
+        report["restarted"]["result"]["content"][0]["text"], "Echo: back",
+        "{report:#}"
+    );
+    assert!(
+        report["list_changed"].as_u64().unwrap() >= 1,
+        "{report:#}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("the tools of everything changed; serving"),
+        "{stderr}"
+    );
+    assert_eq!(report["tools_after"], report["tools"]);
+}
+
+/// `list --import https://127.0.0.1:PORT/mcp --ca CA.pem`: the server's
+/// certificate is signed by a CA the test made; without `--ca` the import
+/// is refused, naming the certificate.
+fn an_https_import_is_trusted_with_its_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    let authority = tls::Authority::new();
+    let server = tls::TlsServer::start(toolprism::mcp::McpServer::new(whispering()), &authority);
+    let ca = authority.ca_file(dir.path());
+    let out = hub()
+        .args(["list", "--import", &server.url, "--ca"])
+        .arg(&ca)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("whisper"), "{stdout}");
+    assert!(stdout.contains("shout"), "{stdout}");
+
+    let out = hub()
+        .args([
+            "call",
+            "whisper",
+            r#"{"text":"QUIET"}"#,
+            "--json",
+            "--import",
+            &server.url,
+            "--ca",
+        ])
+        .arg(&ca)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let called: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(called["value"], "quiet", "{called}");
+
+    let out = hub()
+        .args(["list", "--import", &server.url])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("certificate"), "{stderr}");
+}
+
+/// `import login URL` against an OAuth authorization server: the browser
+/// (`$BROWSER`, here a program that follows the redirect) brings the code
+/// back to the loopback listener; the tokens go to the owner-only file
+/// under `$XDG_CONFIG_HOME`; `list --import URL` then uses them, where it
+/// failed before, naming the login to run; `import logout` forgets them.
+fn import_login_keeps_tokens_that_imports_then_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = oauth_server::OAuthServers::start(whispering());
+    let config = dir.path().join("config");
+    let run = |args: &[&str]| {
+        let out = hub()
+            .args(args)
+            .env("XDG_CONFIG_HOME", &config)
+            .env(
+                "BROWSER",
+                format!(
+                    "{} -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()'",
+                    python().python().display()
+                ),
+            )
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = run(&["list", "--import", &servers.url]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("hub import login {}", servers.url)),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(&["import", "login", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("logged in to"), "{stderr}");
+    assert!(stderr.contains("readable by you only"), "{stderr}");
+    let tokens = config.join("toolprism/oauth");
+    assert_eq!(std::fs::read_dir(&tokens).unwrap().count(), 1);
+
+    let (code, stdout, stderr) = run(&["list", "--import", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("whisper"), "{stdout}");
+    for token in servers.issued() {
+        assert!(!stderr.contains(&token) && !stdout.contains(&token));
+    }
+
+    let (code, _, stderr) = run(&["import", "logout", &servers.url]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("forgot the tokens"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&tokens).unwrap().count(), 0);
 }
 
 fn imports_that_fail_are_usage_errors() {

@@ -198,6 +198,17 @@ impl<'a> ToolContext<'a> {
         }
     }
 
+    /// Logs to the call's client as `logger` instead of the tool's name: a
+    /// message the tool relays from elsewhere (a hub forwards an imported
+    /// server's own as `<server>/<its logger>`). Otherwise as
+    /// [`log`](Self::log).
+    pub fn log_as(&self, level: LogLevel, logger: &str, data: impl Into<Value>) {
+        if let Some(client) = self.client {
+            let data = data.into();
+            let _ = crate::guard::guard(|| client.log(level, Some(logger), &data));
+        }
+    }
+
     /// Asks the client's model (MCP sampling). Fails at once, never hangs,
     /// when the call has no client or the client cannot sample; the call's
     /// timeout and cancellation bound the wait.

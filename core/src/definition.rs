@@ -290,13 +290,13 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 ///
 /// The registry makes one per tool
 /// ([`Registry::definitions`](crate::Registry::definitions)); to project a
-/// definition from elsewhere into a provider dialect (`toolprism::dialect`), build it
-/// with [`ToolDefinition::new`] and the `with_…` methods (it is
-/// `#[non_exhaustive]`, as it gains what MCP lists of a tool).
+/// definition from elsewhere into a provider's dialect (`toolprism::dialect`,
+/// feature `provider`), build it with [`ToolDefinition::new`] and the
+/// `with_…` methods (it is `#[non_exhaustive]`, as it gains what MCP lists
+/// of a tool).
 ///
 /// ```
 /// use toolprism::{ToolDefinition, ToolKind};
-/// use toolprism::dialect::{self, Dialect};
 /// let def = ToolDefinition::new(
 ///     "read",
 ///     "Read a file.",
@@ -304,8 +304,8 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 ///     serde_json::json!({"type": "string"}),
 /// )
 /// .with_kind(ToolKind::Read);
-/// let openai = dialect::definition(Dialect::OpenAi, &def).unwrap();
-/// assert_eq!(openai.json()["function"]["name"], "read");
+/// assert_eq!(serde_json::to_value(&def).unwrap()["name"], "read");
+/// assert_eq!(def.kind, ToolKind::Read);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

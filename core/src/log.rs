@@ -24,6 +24,13 @@
 //! A meta whose JSON is `null` is written as `"meta":null` and read back as
 //! a present `null` meta, so a replayed card sees what the live one saw.
 //!
+//! Every event written also says when: `"timeMs"`, the writer's wall clock
+//! in milliseconds since the Unix epoch, last in its line. Several logs of
+//! one session (the replicas of a server behind a load balancer each write
+//! their own) are read as one in that order ([`Replay::merged`](crate::replay::Replay::merged));
+//! [`LogEvents::time_ms`] gives it, and an event without one (an older
+//! writer's) is read as before.
+//!
 //! The value is never written, nor the error message: only what a presenter
 //! may see. Each line is written with one `write_all` call under a lock, so
 //! parallel calls never interleave inside a line, and it reaches the OS
@@ -222,6 +229,7 @@ struct Wire {
     meta: Option<Value>,
     question: Option<String>,
     decision: Option<ApprovalDecision>,
+    time_ms: Option<u64>,
 }
 
 /// Why a well-formed line is not an event this version reads.
@@ -489,6 +497,14 @@ impl SessionLog {
         let mut line = Vec::with_capacity(256);
         line.push(b'\n');
         serde_json::to_writer(&mut line, event)?;
+        // Every event is an object: its time goes in before its `}`.
+        if line.last() == Some(&b'}') {
+            line.pop();
+            let time = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            line.extend_from_slice(format!(",\"timeMs\":{time}}}").as_bytes());
+        }
         line.push(b'\n');
         let mut writer = self.inner.writer.lock().unwrap_or_else(|p| p.into_inner());
         let bytes = if writer.torn { &line[..] } else { &line[1..] };
@@ -597,6 +613,7 @@ pub struct LogEvents<R> {
     reader: R,
     line: usize,
     buf: Vec<u8>,
+    time_ms: Option<u64>,
 }
 
 impl<R> std::fmt::Debug for LogEvents<R> {
@@ -624,6 +641,7 @@ impl<R: BufRead> LogEvents<R> {
             reader,
             line: 0,
             buf: Vec::new(),
+            time_ms: None,
         }
     }
 }
@@ -633,6 +651,27 @@ impl<R> LogEvents<R> {
     /// [`next`](Iterator::next) returned last.
     pub fn line(&self) -> usize {
         self.line
+    }
+
+    /// When the event [`next`](Iterator::next) returned last was written
+    /// (`"timeMs"`: milliseconds since the Unix epoch, the writer's
+    /// clock); `None` for an event without it (an older writer's) or a
+    /// line that was not an event.
+    ///
+    /// ```
+    /// use toolprism::log::LogEvents;
+    /// let log = concat!(
+    ///     r#"{"type":"tool/call","callId":"1","name":"a","arguments":"{}","timeMs":1765000000123}"#, "\n",
+    ///     r#"{"type":"tool/result","callId":"1","content":[],"isError":false}"#, "\n",
+    /// );
+    /// let mut events = LogEvents::new(log.as_bytes());
+    /// events.next();
+    /// assert_eq!(events.time_ms(), Some(1765000000123));
+    /// events.next();
+    /// assert_eq!(events.time_ms(), None);
+    /// ```
+    pub fn time_ms(&self) -> Option<u64> {
+        self.time_ms
     }
 }
 
@@ -685,6 +724,7 @@ impl<R: BufRead> Iterator for LogEvents<R> {
                 Ok(Some(read)) => read,
             };
             self.line += 1;
+            self.time_ms = None;
             if cut {
                 self.buf.clear();
                 return Some(Ok(Err(LogProblem {
@@ -699,6 +739,10 @@ impl<R: BufRead> Iterator for LogEvents<R> {
             if text.is_empty() {
                 continue;
             }
+            let parsed = serde_json::from_slice::<Wire>(text);
+            if let Ok(wire) = &parsed {
+                self.time_ms = wire.time_ms;
+            }
             let problem = |kind, reason| {
                 Some(Ok(Err(LogProblem {
                     line: self.line,
@@ -706,7 +750,7 @@ impl<R: BufRead> Iterator for LogEvents<R> {
                     reason,
                 })))
             };
-            return match serde_json::from_slice::<Wire>(text) {
+            return match parsed {
                 Ok(wire) => match wire.into_event() {
                     Ok(event) => Some(Ok(Ok(event))),
                     Err(Unread::UnknownType(kind)) => problem(
@@ -881,6 +925,25 @@ mod tests {
         let second = events.next().unwrap().unwrap().unwrap();
         assert!(matches!(second, LogEvent::Call { call_id, .. } if call_id == "2"));
         assert!(events.next().is_none());
+    }
+
+    #[test]
+    fn every_event_written_says_when() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let log = SessionLog::create(&path).unwrap();
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        log.record_event(&call("1")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let line: Value = serde_json::from_str(text.trim()).unwrap();
+        let time = line["timeMs"].as_u64().unwrap();
+        assert!(time >= before && time < before + 60_000, "{text}");
+        let mut events = LogEvents::open(&path).unwrap();
+        assert_eq!(events.next().unwrap().unwrap().unwrap(), call("1"));
+        assert_eq!(events.time_ms(), Some(time));
     }
 
     #[test]

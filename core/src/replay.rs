@@ -23,6 +23,15 @@
 //! in call order, and problems); [`Replay`] streams a log of any size,
 //! yielding each entry as soon as its result is read.
 //!
+//! **Several logs, one session.** The replicas of a server behind a load
+//! balancer each write their own log of the same session. [`replay_logs`]
+//! and [`Replay::merged`] read them as one: their events in the order they
+//! were written (each event's `timeMs`; the logs' own order kept for
+//! events written in the same millisecond, or without a time), a result
+//! joined to its call by call id whichever log holds each, every entry and
+//! problem saying which log it came from ([`ReplayedEntry::log`],
+//! [`ReplayProblem::log`]).
+//!
 //! ```
 //! use toolprism::{ContentBlock, NoMeta, Registry, Tool, ToolCall, ToolContext, ToolError, ToolInfo};
 //! use toolprism::card::{CallCard, TerminalCall};
@@ -145,6 +154,18 @@ pub struct ReplayedEntry {
     /// A person's decision on the call, when it needed approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<Approval>,
+    /// When the call was logged (its event's `timeMs`: milliseconds since
+    /// the Unix epoch), when the log says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Which of the logs read together holds its call (0-based, in the
+    /// order given to [`replay_logs`]; 0 for a single log).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub log: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl ReplayedEntry {
@@ -209,6 +230,9 @@ impl ReplayProblemKind {
 pub struct ReplayProblem {
     /// The 1-based line it was found at.
     pub line: usize,
+    /// Which of the logs read together it was found in (0-based, in the
+    /// order given to [`replay_logs`]; 0 for a single log).
+    pub log: usize,
     /// What kind of problem.
     pub kind: ReplayProblemKind,
     /// The call id involved, when the line could be read.
@@ -223,6 +247,7 @@ impl ReplayProblem {
     pub fn new(line: usize, kind: ReplayProblemKind, reason: impl Into<String>) -> Self {
         ReplayProblem {
             line,
+            log: 0,
             kind,
             call_id: None,
             reason: reason.into(),
@@ -246,6 +271,7 @@ impl From<LogProblem> for ReplayProblem {
     fn from(problem: LogProblem) -> Self {
         ReplayProblem {
             line: problem.line,
+            log: 0,
             kind: match problem.kind {
                 LogProblemKind::Torn => ReplayProblemKind::TornLine,
                 LogProblemKind::UnknownEvent => ReplayProblemKind::UnknownEvent,
@@ -291,9 +317,146 @@ pub fn replay_log(path: impl AsRef<Path>, registry: &Registry) -> io::Result<Rep
     Replay::open(path, registry)?.into_replayed()
 }
 
+/// Replays the logs at `paths` as one session (see [several logs, one
+/// session](self#several-logs-one-session)): every entry, in the order
+/// the calls were logged, and every problem. Only an I/O error (a file
+/// cannot be read) is an `Err`.
+///
+/// ```
+/// use toolprism::Registry;
+/// use toolprism::replay::replay_logs;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+/// std::fs::write(&a, concat!(
+///     r#"{"type":"tool/call","callId":"a:1","name":"t","arguments":"{}","timeMs":100}"#, "\n",
+///     r#"{"type":"tool/result","callId":"a:1","content":[],"isError":false,"timeMs":300}"#, "\n",
+/// )).unwrap();
+/// std::fs::write(&b, concat!(
+///     r#"{"type":"tool/call","callId":"b:1","name":"t","arguments":"{}","timeMs":200}"#, "\n",
+///     r#"{"type":"tool/result","callId":"b:1","content":[],"isError":false,"timeMs":250}"#, "\n",
+/// )).unwrap();
+/// let registry = Registry::builder().build().unwrap();
+/// let replayed = replay_logs(&[&a, &b], &registry).unwrap();
+/// let calls: Vec<(&str, usize)> = replayed.entries.iter().map(|e| (e.call_id.as_str(), e.log)).collect();
+/// assert_eq!(calls, [("a:1", 0), ("b:1", 1)]);
+/// assert!(replayed.problems.is_empty());
+/// ```
+pub fn replay_logs<P: AsRef<Path>>(paths: &[P], registry: &Registry) -> io::Result<Replayed> {
+    let mut logs = Vec::with_capacity(paths.len());
+    for path in paths {
+        logs.push(LogEvents::open(path)?);
+    }
+    Replay::merged(logs, registry).into_replayed()
+}
+
+/// Where an event was read: which log, which line, and when it was
+/// written.
+#[derive(Clone, Copy, Default)]
+struct At {
+    log: usize,
+    line: usize,
+    time: Option<u64>,
+}
+
+/// The events of one log, or of several merged in time order.
+enum Events<R> {
+    One(LogEvents<R>),
+    Many(Merge<R>),
+}
+
+/// Several logs' events in the order they were written: each log's next
+/// event waits at its head; the earliest head goes first (the first log's
+/// on a tie). A line that is not an event goes out as soon as it is read.
+struct Merge<R> {
+    logs: Vec<LogEvents<R>>,
+    heads: Vec<Option<(At, u64, LogEvent)>>,
+    done: Vec<bool>,
+    /// The last time each log said: an event without one is as late.
+    last: Vec<u64>,
+}
+
+/// What the event sources give.
+type Read = io::Result<(At, Result<LogEvent, LogProblem>)>;
+
+impl<R: BufRead> Merge<R> {
+    fn next(&mut self) -> Option<Read> {
+        for i in 0..self.logs.len() {
+            while !self.done[i] && self.heads[i].is_none() {
+                match self.logs[i].next() {
+                    None => self.done[i] = true,
+                    Some(Err(e)) => {
+                        self.done[i] = true;
+                        return Some(Err(e));
+                    }
+                    Some(Ok(Err(problem))) => {
+                        let at = At {
+                            log: i,
+                            line: problem.line,
+                            time: None,
+                        };
+                        return Some(Ok((at, Err(problem))));
+                    }
+                    Some(Ok(Ok(event))) => {
+                        let time = self.logs[i].time_ms();
+                        let order = time.unwrap_or(self.last[i]).max(self.last[i]);
+                        self.last[i] = order;
+                        let at = At {
+                            log: i,
+                            line: self.logs[i].line(),
+                            time,
+                        };
+                        self.heads[i] = Some((at, order, event));
+                    }
+                }
+            }
+        }
+        let first = self
+            .heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, head)| head.as_ref().map(|(_, order, _)| (*order, i)))
+            .min()?
+            .1;
+        let (at, _, event) = self.heads[first].take()?;
+        Some(Ok((at, Ok(event))))
+    }
+}
+
+impl<R: BufRead> Events<R> {
+    fn next(&mut self) -> Option<Read> {
+        match self {
+            Events::One(events) => match events.next()? {
+                Err(e) => Some(Err(e)),
+                Ok(item) => {
+                    let at = At {
+                        log: 0,
+                        line: events.line(),
+                        time: events.time_ms(),
+                    };
+                    Some(Ok((at, item)))
+                }
+            },
+            Events::Many(merge) => merge.next(),
+        }
+    }
+}
+
+impl<R> Events<R> {
+    fn line(&self) -> usize {
+        match self {
+            Events::One(events) => events.line(),
+            Events::Many(merge) => merge.logs.iter().map(LogEvents::line).sum(),
+        }
+    }
+}
+
 /// A call read from the log, waiting for its result.
 struct OpenCall {
     line: usize,
+    /// Which log, and when.
+    log: usize,
+    time: Option<u64>,
     name: String,
     arguments: String,
     /// The dialect the arguments were sent in, when the log says and the
@@ -349,7 +512,9 @@ enum Slot {
 /// assert_eq!(items.len(), 3);
 /// ```
 pub struct Replay<'r, R = BufReader<File>> {
-    events: LogEvents<R>,
+    events: Events<R>,
+    /// Where the event being replayed was read.
+    at: At,
     registry: &'r Registry,
     /// Every call id seen: its call waiting for a result, or answered.
     calls: HashMap<String, Slot>,
@@ -390,8 +555,47 @@ impl<'r, R: BufRead> Replay<'r, R> {
 
     /// Streams the events of an existing [`LogEvents`] reader.
     pub fn from_events(events: LogEvents<R>, registry: &'r Registry) -> Self {
+        Self::with(Events::One(events), registry)
+    }
+
+    /// Streams several logs of one session as one (see [several logs, one
+    /// session](self#several-logs-one-session)): their events in the
+    /// order they were written, each entry and problem naming its log by
+    /// its index in `logs`. Memory holds one waiting event per log, and
+    /// what [`Replay`] holds for one.
+    ///
+    /// ```
+    /// use toolprism::Registry;
+    /// use toolprism::log::LogEvents;
+    /// use toolprism::replay::{Replay, ReplayItem};
+    ///
+    /// // A call on one replica, answered with its task's result on another.
+    /// let a = r#"{"type":"tool/call","callId":"c1","name":"t","arguments":"{}","timeMs":10}"#;
+    /// let b = r#"{"type":"tool/result","callId":"c1","content":[],"isError":false,"timeMs":20}"#;
+    /// let registry = Registry::builder().build().unwrap();
+    /// let logs = vec![LogEvents::new(b.as_bytes()), LogEvents::new(a.as_bytes())];
+    /// let items: Vec<ReplayItem> = Replay::merged(logs, &registry).map(Result::unwrap).collect();
+    /// let [ReplayItem::Entry(entry)] = &items[..] else { panic!("{items:?}") };
+    /// assert_eq!((entry.log, entry.call_line, entry.result_line), (1, 1, Some(1)));
+    /// assert_eq!(entry.time_ms, Some(10));
+    /// ```
+    pub fn merged(logs: Vec<LogEvents<R>>, registry: &'r Registry) -> Self {
+        let n = logs.len();
+        Self::with(
+            Events::Many(Merge {
+                logs,
+                heads: (0..n).map(|_| None).collect(),
+                done: vec![false; n],
+                last: vec![0; n],
+            }),
+            registry,
+        )
+    }
+
+    fn with(events: Events<R>, registry: &'r Registry) -> Self {
         Replay {
             events,
+            at: At::default(),
             registry,
             calls: HashMap::new(),
             queue: VecDeque::new(),
@@ -402,6 +606,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
     /// Reads the rest of the log: every entry, sorted in call order, and
     /// every problem.
     pub fn into_replayed(self) -> io::Result<Replayed> {
+        let many = matches!(self.events, Events::Many(_));
         let mut replayed = Replayed::default();
         for item in self {
             match item? {
@@ -409,8 +614,15 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 ReplayItem::Problem(problem) => replayed.problems.push(problem),
             }
         }
-        // Stable, and close to sorted already: results mostly follow their calls.
-        replayed.entries.sort_by_key(|e| e.call_line);
+        // Stable, and close to sorted already: results mostly follow their
+        // calls. Several logs: in the order the calls were logged.
+        if many {
+            replayed
+                .entries
+                .sort_by_key(|e| (e.time_ms.unwrap_or(0), e.log, e.call_line));
+        } else {
+            replayed.entries.sort_by_key(|e| e.call_line);
+        }
         Ok(replayed)
     }
 
@@ -527,6 +739,8 @@ impl<'r, R: BufRead> Replay<'r, R> {
     ) {
         let call = OpenCall {
             line,
+            log: self.at.log,
+            time: self.at.time,
             name,
             arguments,
             dialect,
@@ -568,6 +782,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
     fn problem(&mut self, line: usize, kind: ReplayProblemKind, call_id: &str, reason: String) {
         self.queue.push_back(ReplayItem::Problem(ReplayProblem {
             line,
+            log: self.at.log,
             kind,
             call_id: Some(call_id.to_owned()),
             reason,
@@ -627,6 +842,8 @@ impl<'r, R: BufRead> Replay<'r, R> {
             nested: call.nested.is_some(),
             parent_call_id: call.nested.flatten(),
             approval: call.approval,
+            time_ms: call.time,
+            log: call.log,
         }
     }
 
@@ -640,7 +857,7 @@ impl<'r, R: BufRead> Replay<'r, R> {
                 Slot::Answered(..) => None,
             })
             .collect();
-        waiting.sort_unstable_by_key(|(_, call)| call.line);
+        waiting.sort_unstable_by_key(|(_, call)| (call.time.unwrap_or(0), call.log, call.line));
         for (call_id, call) in waiting {
             let entry = self.entry(call_id, call, None);
             self.queue.push_back(ReplayItem::Entry(Box::new(entry)));
@@ -661,11 +878,15 @@ impl<R: BufRead> Iterator for Replay<'_, R> {
                 return None;
             }
             match self.events.next() {
-                Some(Ok(Ok(event))) => {
-                    let line = self.events.line();
-                    self.on_event(line, event);
+                Some(Ok((at, Ok(event)))) => {
+                    self.at = at;
+                    self.on_event(at.line, event);
                 }
-                Some(Ok(Err(problem))) => return Some(Ok(ReplayItem::Problem(problem.into()))),
+                Some(Ok((at, Err(problem)))) => {
+                    let mut problem = ReplayProblem::from(problem);
+                    problem.log = at.log;
+                    return Some(Ok(ReplayItem::Problem(problem)));
+                }
                 Some(Err(e)) => {
                     // An I/O error ends the stream; what is still open stays unreported.
                     self.calls.clear();

@@ -12,6 +12,7 @@ use crate::card::{CallCard, ResultCard, ToolKind};
 use crate::client::ApprovalAnswer;
 use crate::content::ContentBlock;
 use crate::error::{ErrorCode, ErrorInfo};
+use crate::registry::arguments::Input;
 
 /// What is persisted of a call, and all a presenter ever sees:
 /// `{content, isError, meta?}`. The value is never part of it.
@@ -241,7 +242,12 @@ impl Asked {
 /// the cards for top-level calls.
 ///
 /// Serialized as `{callId, name, content, isError, meta?, value?, error?}`.
-pub struct ToolOutcome {
+pub struct ToolOutcome(pub(crate) Box<Parts>);
+
+/// What a [`ToolOutcome`] holds, boxed: an outcome is returned through
+/// several layers of futures, and a pointer moves for free where the
+/// whole (some 300 bytes) would be copied at each.
+pub(crate) struct Parts {
     pub(crate) call_id: String,
     pub(crate) name: String,
     pub(crate) result: ToolResult,
@@ -258,14 +264,14 @@ pub struct ToolOutcome {
 impl fmt::Debug for ToolOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolOutcome")
-            .field("call_id", &self.call_id)
-            .field("name", &self.name)
-            .field("result", &self.result)
-            .field("value", &self.value)
-            .field("error", &self.error)
+            .field("call_id", &self.0.call_id)
+            .field("name", &self.0.name)
+            .field("result", &self.0.result)
+            .field("value", &self.0.value)
+            .field("error", &self.0.error)
             .field("call_card", &self.call_card())
             .field("result_card", &self.result_card())
-            .field("warnings", &self.warnings)
+            .field("warnings", &self.0.warnings)
             .finish_non_exhaustive()
     }
 }
@@ -273,47 +279,47 @@ impl fmt::Debug for ToolOutcome {
 impl ToolOutcome {
     /// The call's id.
     pub fn call_id(&self) -> &str {
-        &self.call_id
+        &self.0.call_id
     }
 
     /// The tool's name as called.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// What is persisted: content, isError, meta.
     pub fn result(&self) -> &ToolResult {
-        &self.result
+        &self.0.result
     }
 
     /// What the model reads.
     pub fn content(&self) -> &[ContentBlock] {
-        &self.result.content
+        &self.0.result.content
     }
 
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        self.result.is_error
+        self.0.result.is_error
     }
 
     /// The meta, for top-level successes whose tool projects one.
     pub fn meta(&self) -> Option<&serde_json::Value> {
-        self.result.meta.as_ref()
+        self.0.result.meta.as_ref()
     }
 
     /// The validated canonical value as JSON, successes only.
     pub fn value(&self) -> Option<&serde_json::Value> {
-        self.value.as_ref()
+        self.0.value.as_ref()
     }
 
     /// The canonical value as the tool's own type, when `V` is that type.
     pub fn value_as<V: 'static>(&self) -> Option<&V> {
-        self.typed.as_ref()?.downcast_ref::<V>()
+        self.0.typed.as_ref()?.downcast_ref::<V>()
     }
 
     /// The error, failures only.
     pub fn error(&self) -> Option<&ErrorInfo> {
-        self.error.as_ref()
+        self.0.error.as_ref()
     }
 
     /// The error code, failures only.
@@ -326,18 +332,18 @@ impl ToolOutcome {
     /// # });
     /// ```
     pub fn code(&self) -> Option<&ErrorCode> {
-        self.error.as_ref().map(|e| &e.code)
+        self.0.error.as_ref().map(|e| &e.code)
     }
 
     /// The call card, top-level calls only.
     pub fn call_card(&self) -> Option<&CallCard> {
-        match self.call_card.as_ref()? {
+        match self.0.call_card.as_ref()? {
             CallCardSlot::Drawn(card) => Some(card),
             CallCardSlot::Generic { kind, input, card } => Some(card.get_or_init(|| {
                 Box::new(CallCard::generic(
-                    self.name.clone(),
+                    self.0.name.clone(),
                     *kind,
-                    Some(input.clone()),
+                    Some(input.json().into_owned()),
                 ))
             })),
         }
@@ -347,17 +353,17 @@ impl ToolOutcome {
     /// yet is drawn over the arguments the outcome keeps, without copying
     /// them (for a transport that sends the card and drops the rest).
     pub fn take_call_card(&mut self) -> Option<CallCard> {
-        Some(self.call_card.take()?.into_card(&self.name))
+        Some(self.0.call_card.take()?.into_card(&self.0.name))
     }
 
     /// The result card, top-level calls only.
     pub fn result_card(&self) -> Option<&ResultCard> {
-        match self.result_card.as_ref()? {
+        match self.0.result_card.as_ref()? {
             ResultCardSlot::Drawn(card) => Some(card),
             ResultCardSlot::Generic(card) => Some(card.get_or_init(|| {
                 Box::new(ResultCard::generic(
-                    Some(self.name.clone()),
-                    self.result.content.clone(),
+                    Some(self.0.name.clone()),
+                    self.0.result.content.clone(),
                 ))
             })),
         }
@@ -368,28 +374,28 @@ impl ToolOutcome {
     /// each, to draw their cards under this call's. Empty for a tool that
     /// runs no program.
     pub fn nested_calls(&self) -> &[NestedCall] {
-        &self.nested
+        &self.0.nested
     }
 
     /// The person's decision, for a call that needed approval.
     pub fn approval(&self) -> Option<&Approval> {
-        self.approval.as_ref()
+        self.0.approval.as_ref()
     }
 
     /// Problems that did not fail the call: a spill or a log write that
     /// failed (the content was kept whole, the call's result stands).
     pub fn warnings(&self) -> &[String] {
-        &self.warnings
+        &self.0.warnings
     }
 
     /// Takes the persisted result, dropping the rest.
     pub fn into_result(self) -> ToolResult {
-        self.result
+        self.0.result
     }
 
     /// The value as JSON, or the error.
     pub fn into_value(self) -> Result<serde_json::Value, ErrorInfo> {
-        match (self.value, self.error) {
+        match (self.0.value, self.0.error) {
             (Some(value), None) => Ok(value),
             (_, Some(error)) => Err(error),
             (None, None) => Err(ErrorInfo::new(
@@ -405,7 +411,7 @@ impl ToolOutcome {
         self,
         arguments: String,
     ) -> (NestedCall, Result<serde_json::Value, ErrorInfo>) {
-        let ToolOutcome {
+        let Parts {
             call_id,
             name,
             result,
@@ -413,7 +419,7 @@ impl ToolOutcome {
             typed,
             error,
             ..
-        } = self;
+        } = *self.0;
         // The typed value's `Drop` is the tool's code.
         if let Some(typed) = typed {
             crate::guard::discard(typed);
@@ -439,16 +445,16 @@ impl ToolOutcome {
 
     /// The value as the tool's own type `V`, or the error.
     pub fn into_typed<V: 'static>(self) -> Result<V, ErrorInfo> {
-        if let Some(error) = self.error {
+        if let Some(error) = self.0.error {
             return Err(error);
         }
-        match self.typed.map(|b| b.downcast::<V>()) {
+        match self.0.typed.map(|b| b.downcast::<V>()) {
             Some(Ok(v)) => Ok(*v),
             _ => Err(ErrorInfo::new(
                 ErrorCode::ToolFailed,
                 format!(
                     "tool \"{}\" does not return a `{}`",
-                    self.name,
+                    self.0.name,
                     std::any::type_name::<V>()
                 ),
             )),
@@ -459,17 +465,17 @@ impl ToolOutcome {
 impl Serialize for ToolOutcome {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("callId", &self.call_id)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("content", &self.result.content)?;
-        map.serialize_entry("isError", &self.result.is_error)?;
-        if let Some(meta) = &self.result.meta {
+        map.serialize_entry("callId", &self.0.call_id)?;
+        map.serialize_entry("name", &self.0.name)?;
+        map.serialize_entry("content", &self.0.result.content)?;
+        map.serialize_entry("isError", &self.0.result.is_error)?;
+        if let Some(meta) = &self.0.result.meta {
             map.serialize_entry("meta", meta)?;
         }
-        if let Some(value) = &self.value {
+        if let Some(value) = &self.0.value {
             map.serialize_entry("value", value)?;
         }
-        if let Some(error) = &self.error {
+        if let Some(error) = &self.0.error {
             map.serialize_entry("error", error)?;
         }
         map.end()
@@ -488,7 +494,7 @@ pub(crate) enum CallCardSlot {
     Generic {
         kind: Option<ToolKind>,
         /// The arguments as JSON, or as the raw text when they are not JSON.
-        input: serde_json::Value,
+        input: Input,
         card: OnceLock<Box<CallCard>>,
     },
 }
@@ -501,13 +507,13 @@ impl CallCardSlot {
             CallCardSlot::Drawn(card) => *card,
             CallCardSlot::Generic { kind, input, card } => match card.into_inner() {
                 Some(card) => *card,
-                None => CallCard::generic(name, kind, Some(input)),
+                None => CallCard::generic(name, kind, Some(input.into_json())),
             },
         }
     }
 
     /// The generic card over `input`, not drawn yet.
-    pub(crate) fn generic(kind: Option<ToolKind>, input: serde_json::Value) -> Self {
+    pub(crate) fn generic(kind: Option<ToolKind>, input: Input) -> Self {
         CallCardSlot::Generic {
             kind,
             input,

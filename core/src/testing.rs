@@ -507,9 +507,15 @@ fn check_result_card(
 /// deserialize), or `None` where it would draw the generic card.
 fn parse_args<T: Tool>(text: &str) -> Option<T::Args> {
     let compiled = compiled::<T>().ok()?;
-    read_arguments::<T>(T::INFO.name, &compiled, Arguments::Text(text.into()), None)
-        .ok()
-        .map(|(_, args)| args)
+    read_arguments::<T>(
+        T::INFO.name,
+        &compiled,
+        Arguments::Text(text.into()),
+        None,
+        false,
+    )
+    .ok()
+    .map(|(_, args)| args)
 }
 
 fn with_meta(result: &ToolResult, meta: Option<Value>) -> ToolResult {

@@ -96,7 +96,7 @@ fn rank(level: LogLevel) -> u8 {
     }
 }
 
-fn from_mcp(level: LoggingLevel) -> LogLevel {
+pub(crate) fn from_mcp(level: LoggingLevel) -> LogLevel {
     match level {
         LoggingLevel::Debug => LogLevel::Debug,
         LoggingLevel::Info => LogLevel::Info,
@@ -109,7 +109,7 @@ fn from_mcp(level: LoggingLevel) -> LogLevel {
     }
 }
 
-fn to_mcp(level: LogLevel) -> LoggingLevel {
+pub(crate) fn to_mcp(level: LogLevel) -> LoggingLevel {
     match level {
         LogLevel::Debug => LoggingLevel::Debug,
         LogLevel::Info => LoggingLevel::Info,

@@ -24,19 +24,38 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::client::{Ask, AskRequest, Event};
+use crate::store::{Backend, Message, Relayed};
 use toolprism_core::client::ClientError;
 use toolprism_core::{Progress, ToolOutcome};
 
 /// Where one request's share of a call goes.
 pub(crate) struct Round<'a> {
-    /// The request's peer.
-    pub(crate) peer: &'a Peer<RoleServer>,
+    /// The request's client, or the replica relaying it.
+    pub(crate) to: To<'a>,
     /// The request's `progressToken`; without one, progress goes nowhere.
     pub(crate) progress: Option<ProgressToken>,
     /// Before `2026-07-28`: send requests to the client as requests. From
     /// then on (where rmcp refuses them): stop at the first one, for an
     /// `InputRequiredResult`.
     pub(crate) forward_asks: bool,
+}
+
+/// Who a round's events go to.
+pub(crate) enum To<'a> {
+    /// The request's peer.
+    Peer(&'a Peer<RoleServer>),
+    /// Another replica, which relays the round to its request (W16): the
+    /// events go to its inbox, as [`Message::Event`]s for the round.
+    Relay {
+        /// The store.
+        backend: &'a dyn Backend,
+        /// The relaying replica.
+        replica: &'a str,
+        /// `round:<id>`.
+        round: &'a str,
+        /// Whether its request has a progress token.
+        progress: bool,
+    },
 }
 
 /// How a round ended.
@@ -116,20 +135,56 @@ async fn drain(events: &mut mpsc::UnboundedReceiver<Event>, round: &Round<'_>) {
 /// One event to the client. A notification that cannot be sent (the
 /// client left) is dropped; the call goes on.
 async fn serve(event: Event, round: &Round<'_>) {
+    let peer = match &round.to {
+        To::Peer(peer) => *peer,
+        To::Relay {
+            backend,
+            replica,
+            round: to,
+            progress,
+        } => {
+            let event = match event {
+                Event::Log(param) => {
+                    Relayed::Log(serde_json::to_value(param).unwrap_or(Value::Null))
+                }
+                Event::Progress(report) if *progress => Relayed::Progress {
+                    done: report.done,
+                    total: report.total,
+                    message: report.message,
+                },
+                Event::Progress(_) => return,
+                Event::Ask(ask) => {
+                    // A relayed round stops at its first request.
+                    let _ = ask.reply.send(Err(ClientError::Failed(
+                        "the call is relayed and cannot ask now".to_owned(),
+                    )));
+                    return;
+                }
+            };
+            let message = Message::Event {
+                to: (*to).to_owned(),
+                event,
+            };
+            // A notification the relay cannot take is dropped, as one the
+            // client cannot take.
+            let _ = backend.send(replica, &message).await;
+            return;
+        }
+    };
     match event {
         Event::Log(param) => {
-            let _ = round.peer.notify_logging_message(param).await;
+            let _ = peer.notify_logging_message(param).await;
         }
         Event::Progress(report) => {
             if let Some(token) = &round.progress {
-                let _ = round.peer.notify_progress(progress(token, report)).await;
+                let _ = peer.notify_progress(progress(token, report)).await;
             }
         }
-        Event::Ask(ask) => forward(ask, round.peer).await,
+        Event::Ask(ask) => forward(ask, peer).await,
     }
 }
 
-fn progress(token: &ProgressToken, report: Progress) -> ProgressNotificationParam {
+pub(crate) fn progress(token: &ProgressToken, report: Progress) -> ProgressNotificationParam {
     let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64);
     param.total = report.total.map(|t| t as f64);
     param.message = report.message;

@@ -120,8 +120,8 @@ impl McpServer {
         if is_loopback(&addr) || self.authenticates() {
             return None;
         }
-        let writers: Vec<&str> = self
-            .registry()
+        let registry = self.registry();
+        let writers: Vec<&str> = registry
             .definitions()
             .filter(|d| !d.annotations.read_only)
             .map(|d| d.name.as_str())

@@ -27,14 +27,18 @@ use tracing::Instrument;
 use super::call_result;
 use super::cards::{CARDS_KEY, Cards};
 use crate::client::{AskRequest, CallClient, Event, Level, Reach, Threshold, encode};
-use crate::drive::{Round, Step, drive};
+use crate::drive::{Round, Step, To, drive};
 use crate::input::{CallTask, Suspended, Waiting, full};
+use crate::replica::{DEFAULT_LEASE, Replica};
 use crate::sent::Sent;
+use crate::served::{Current, Served, Sessions};
+use crate::store::{RoundEnd, StateRecord, Store, Wants};
 use toolprism_core::client::ClientError;
 use toolprism_core::log::SessionLog;
 use toolprism_core::{CallOptions, Progress, Registry, ToolCall, ToolOutcome};
 use toolprism_provider::dialect::mcp as dialect;
 
+mod relay;
 pub(crate) mod tasks;
 
 /// The default limit on one incoming message: 4 MiB, the limit rmcp's
@@ -95,6 +99,8 @@ pub struct McpServer {
     approval_timeout: Option<Duration>,
     /// How long a task runs, and is kept once it ended.
     task_ttl: Duration,
+    /// This process in the store (W16).
+    pub(crate) replica: Arc<Replica>,
     /// Who may connect over HTTP, and the limits there (W3).
     pub(crate) http: crate::limits::HttpSettings,
 }
@@ -102,30 +108,35 @@ pub struct McpServer {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("tools", &self.shared.modern.len())
+            .field("tools", &self.shared.current.get().modern.len())
             .field("server_info", &self.info.server_info)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("cards", &self.cards)
             .field("log", &self.log.as_ref().map(SessionLog::path))
             .field("session", &self.session)
+            .field("store", &self.replica.store)
             .finish_non_exhaustive()
     }
 }
 
 /// What every clone shares: the registry, its two `tools/list` shapes and
 /// the calls waiting for their client's input.
-struct Shared {
-    registry: Registry,
+pub(crate) struct Shared {
+    /// The registry and its `tools/list` shapes (see `served.rs`).
+    current: Current,
+    /// The sessions to tell when the registry is replaced.
+    sessions: Sessions,
     waiting: Arc<Waiting>,
-    /// The calls running, or ended, as MCP tasks.
-    tasks: Arc<tasks::Tasks>,
     /// Whether a call's warning (a session log that could not be written)
     /// has been reported on stderr: once per server, not per call.
     warned: AtomicBool,
-    /// `tools/list` for clients before 2026-07-28 (object-root output schemas).
-    legacy: Arc<[McpTool]>,
-    /// `tools/list` for 2026-07-28 and later.
-    modern: Arc<[McpTool]>,
+    /// Whether a failure of the store has been reported on stderr.
+    store_warned: AtomicBool,
+}
+
+/// The protocol versions of the two `tools/list` shapes (see `served.rs`).
+pub(crate) fn listing_versions() -> (&'static str, &'static str) {
+    (LEGACY, MODERN)
 }
 
 /// A protocol version whose output roots must be objects, and the first
@@ -158,21 +169,10 @@ impl McpServer {
     /// crate's version, with the [default message
     /// limit](DEFAULT_MAX_MESSAGE_BYTES).
     pub fn new(registry: Registry) -> Self {
-        let listing = |version: &str| -> Arc<[McpTool]> {
-            registry
-                .definitions()
-                .map(|def| {
-                    serde_json::from_value(dialect::tool(def, version)).unwrap_or_else(|e| {
-                        // The dialect builds every entry from a definition
-                        // the registry accepted; a shape rmcp refuses is a
-                        // bug in this crate, not in the user's tool.
-                        panic!("the MCP entry of tool \"{}\" is malformed: {e}", def.name)
-                    })
-                })
-                .collect()
-        };
-        let (legacy, modern) = (listing(LEGACY), listing(MODERN));
-        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         // `notifications/message` from tools, at the level the client sets
         // (W8).
         #[allow(deprecated)]
@@ -190,12 +190,11 @@ impl McpServer {
             .with_server_info(Implementation::new("toolprism", env!("CARGO_PKG_VERSION")));
         let server = McpServer {
             shared: Arc::new(Shared {
-                registry,
+                current: Current::new(Served::new(registry, LEGACY, MODERN)),
+                sessions: Sessions::default(),
                 waiting: Arc::default(),
-                tasks: Arc::default(),
                 warned: AtomicBool::new(false),
-                legacy,
-                modern,
+                store_warned: AtomicBool::new(false),
             }),
             info,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
@@ -206,6 +205,7 @@ impl McpServer {
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
             approval_timeout: None,
             task_ttl: tasks::DEFAULT_TASK_TTL,
+            replica: Arc::new(Replica::new(Store::memory(), DEFAULT_LEASE)),
             http: Default::default(),
         };
         server.with_cards(Cards::default())
@@ -355,9 +355,86 @@ impl McpServer {
         self.max_message_bytes
     }
 
-    /// The registry served.
-    pub fn registry(&self) -> &Registry {
-        &self.shared.registry
+    /// The registry served now (see [`McpServer::replace_registry`]).
+    pub fn registry(&self) -> Registry {
+        self.shared.current.get().registry.clone()
+    }
+
+    pub(crate) fn shared_current(&self) -> &Current {
+        &self.shared.current
+    }
+
+    pub(crate) fn sessions(&self) -> &Sessions {
+        &self.shared.sessions
+    }
+
+    /// Keeps this server's tasks, the calls waiting for their client's
+    /// input, and its legacy sessions in `store` (W16 in
+    /// `docs/contract.md`): with [`Store::redis`](crate::Store), several
+    /// processes serving the same registry behind one load balancer
+    /// (replicas) answer one another's `tasks/get`, `tasks/update` and
+    /// `tasks/cancel`, take the answers to one another's input requests,
+    /// and serve one another's sessions; see [Many replicas behind one
+    /// URL](crate#many-replicas-behind-one-url). [`Store::memory`] unless
+    /// set. `serve --store URL` uses it.
+    ///
+    /// ```
+    /// use toolprism::mcp::{McpServer, Store};
+    /// # let registry = toolprism::Registry::builder().build().unwrap();
+    /// let server = McpServer::new(registry).with_store(Store::memory());
+    /// assert_eq!(server.store().to_string(), "memory");
+    /// ```
+    pub fn with_store(mut self, store: Store) -> Self {
+        self.replica = Arc::new(Replica::new(store, self.replica.lease));
+        self
+    }
+
+    /// The store of [`with_store`](Self::with_store).
+    pub fn store(&self) -> &Store {
+        &self.replica.store
+    }
+
+    /// How long this process's tasks outlive it (W16): with a shared
+    /// [store](Self::with_store), the process renews a lease there three
+    /// times per `lease`; a task whose process has not renewed it for
+    /// `lease` is seen `failed` (the server stopped) by the first
+    /// `tasks/get` after one more `lease` (so within two leases and a
+    /// poll of the process stopping), whichever replica answers it.
+    /// Default [`DEFAULT_LEASE`](crate::DEFAULT_LEASE), 10 s; at least
+    /// 100 ms. Longer rides out longer pauses of a process or of the
+    /// network to the store; shorter tells clients sooner.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// # let registry = toolprism::Registry::builder().build().unwrap();
+    /// let server = toolprism::mcp::McpServer::new(registry).with_lease(Duration::from_secs(3));
+    /// assert_eq!(server.lease(), Duration::from_secs(3));
+    /// ```
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.replica = Arc::new(Replica::new(self.replica.store.clone(), lease));
+        self
+    }
+
+    /// The lease of [`with_lease`](Self::with_lease).
+    pub fn lease(&self) -> Duration {
+        self.replica.lease
+    }
+
+    /// Starts this replica's lease and inbox, once (from a request).
+    fn start_replica(&self) {
+        let shared = Arc::downgrade(&self.shared);
+        let replica = Arc::downgrade(&self.replica);
+        let client_timeout = self.client_timeout;
+        self.replica.start(move |message| {
+            if let (Some(shared), Some(replica)) = (shared.upgrade(), replica.upgrade()) {
+                tokio::spawn(relay::serve_resume(
+                    shared,
+                    replica,
+                    client_timeout,
+                    message,
+                ));
+            }
+        });
     }
 
     /// The same server under a new session tag, for a new connection.
@@ -380,15 +457,21 @@ impl McpServer {
             .and_then(|v| v.to_str().ok());
         match session {
             Some(session) => format!("{session}:{}", context.id),
+            // Replicas sharing a store each tag their sessions the same
+            // way: the replica's id keeps the call ids of their logs apart.
+            None if self.replica.shared() => {
+                format!("{}.{}:{}", self.replica.id, self.session, context.id)
+            }
             None => format!("{}:{}", self.session, context.id),
         }
     }
 
-    fn tools(&self, version: Option<&ProtocolVersion>) -> &Arc<[McpTool]> {
+    fn tools(&self, version: Option<&ProtocolVersion>) -> Arc<[McpTool]> {
+        let served = self.shared.current.get();
         if is_modern(version) {
-            &self.shared.modern
+            served.modern.clone()
         } else {
-            &self.shared.legacy
+            served.legacy.clone()
         }
     }
 }
@@ -405,7 +488,7 @@ impl McpServer {
         if request.request_state.is_some() || request.input_responses.is_some() {
             return self.resume(request, context).await;
         }
-        let registry = &self.shared.registry;
+        let registry = &self.registry();
         let version = context.protocol_version();
         let modern = version.as_ref().is_some_and(|v| !v.has_initialize());
         let call = ToolCall::new(
@@ -424,12 +507,19 @@ impl McpServer {
         }
         // W10: a tool that opted in runs as a task for a client that can
         // take one.
+        let (mut call, mut options) = (call, options);
         if let Some(def) = registry.definition(&request.name)
             && !def.task.is_forbidden()
         {
             match self.task_decision(def.task, &context, modern)? {
                 tasks::Decision::Task => {
-                    return self.start_task(call, options, request, context).await;
+                    match self
+                        .start_task(call, options, def.task, &request.name, &context)
+                        .await?
+                    {
+                        tasks::TaskStart::Started(response) => return Ok(response),
+                        tasks::TaskStart::Inline(back) => (call, options) = *back,
+                    }
                 }
                 tasks::Decision::Inline => {}
             }
@@ -462,7 +552,7 @@ impl McpServer {
             }
             let mut call = std::pin::pin!(async { Some(registry.call_with(call, &options).await) });
             let round = Round {
-                peer: &context.peer,
+                to: To::Peer(&context.peer),
                 progress: token,
                 forward_asks: true,
             };
@@ -504,7 +594,7 @@ impl McpServer {
             .with_cancel(cancel.clone())
             .with_client(Arc::clone(&client) as _)
             .with_progress(progress_sink(events));
-        let registry = self.shared.registry.clone();
+        let registry = self.registry();
         let task =
             tokio::spawn(async move { registry.call_with(call, &options).await }.in_current_span());
         let suspended = Suspended {
@@ -514,36 +604,49 @@ impl McpServer {
             client,
             name: request.name.clone().into_owned(),
             arguments: request.arguments.clone(),
+            owner: tasks::owner(&context),
             asked: 0,
         };
         self.round(suspended, &context).await
     }
 
     /// A retry of a call that asked for input: its answers to the call, and
-    /// the call on to its end or its next requests.
+    /// the call on to its end or its next requests. A call another replica
+    /// runs is relayed through the store (W16).
     async fn resume(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(state) = request.request_state.as_deref() else {
+        let Some(state) = request.request_state.clone() else {
             return Err(ErrorData::invalid_params(
                 "inputResponses without requestState: send the requestState of the InputRequiredResult they answer",
                 None,
             ));
         };
-        let Some((suspended, replies)) = self.shared.waiting.take(state) else {
-            return Err(ErrorData::invalid_params(
-                "this requestState is not one this server issued, or it expired, or it was used already; call the tool again without it",
-                Some(json!({ "requestState": truncated(state) })),
-            ));
+        let state = state.as_str();
+        let owner = tasks::owner(&context);
+        let taken = self
+            .shared
+            .waiting
+            .take_if(state, |call| call.owner == owner);
+        let Some((suspended, replies)) = taken else {
+            if self.replica.shared() {
+                return self.relay(state, request, &context, owner).await;
+            }
+            return Err(not_issued(state));
         };
+        if self.replica.shared() {
+            // Good for one retry: no other replica takes it now.
+            let backend = self.replica.store.clone();
+            let state = state.to_owned();
+            tokio::spawn(async move {
+                let _ = backend.backend().take_state(&state).await;
+            });
+        }
         if !suspended.same_call(&request.name, request.arguments.as_ref()) {
             suspended.cancel.cancel();
-            return Err(ErrorData::invalid_params(
-                "this requestState belongs to a call of another tool or with other arguments; retry with the call's own name and arguments",
-                None,
-            ));
+            return Err(other_call());
         }
         let responses = request.input_responses.unwrap_or_default();
         for (key, reply) in replies {
@@ -560,7 +663,7 @@ impl McpServer {
     /// `InputRequiredResult`, the call parked until the retry).
     async fn round(
         &self,
-        mut suspended: Suspended,
+        suspended: Suspended,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         suspended
@@ -568,27 +671,96 @@ impl McpServer {
             .set_request_level(encode(context.meta.log_level()));
         // If this request is dropped (the client closed its connection)
         // while the call runs for it, the call is cancelled.
-        let mut stop = Some(suspended.cancel.clone().drop_guard());
+        let stop = suspended.cancel.clone().drop_guard();
         let round = Round {
-            peer: &context.peer,
+            to: To::Peer(&context.peer),
             progress: context.meta.get_progress_token(),
             forward_asks: false,
         };
+        let wants = Wants {
+            version: context
+                .protocol_version()
+                .map(|version| version.as_str().to_owned()),
+            cards: self.cards.wanted(context),
+            app: crate::app::declared(context),
+            level: 0,
+            progress: false,
+        };
+        self.start_replica();
+        let ended = tokio::select! {
+            ended = self.shared.run_round(suspended, &round, &wants, &self.replica, self.client_timeout) => ended,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        };
+        stop.disarm();
+        match ended {
+            RoundEnd::Result(result) => {
+                serde_json::from_value::<rmcp::model::CallToolResult>(result)
+                    .map(CallToolResponse::from)
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+            }
+            RoundEnd::Input(input) => serde_json::from_value::<InputRequiredResult>(input)
+                .map(CallToolResponse::from)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+            RoundEnd::Error(error) => Err(serde_json::from_value(error).unwrap_or_else(|e| {
+                ErrorData::internal_error(format!("the call failed: {e}"), None)
+            })),
+        }
+    }
+
+    /// The `tools/call` result of `outcome`, a call of tool `name`.
+    fn complete(
+        &self,
+        outcome: ToolOutcome,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (cards, app) = (self.cards.wanted(context), crate::app::declared(context));
+        self.shared
+            .result_of(outcome, name, version, cards, app)
+            .map(CallToolResponse::from)
+    }
+}
+
+impl Shared {
+    /// Drives a call that may ask for input through one round: to its end
+    /// (its result, as a client on `wants.version` wanting what `wants`
+    /// says gets it), or to its next requests (the call parked under a new
+    /// `requestState`, in the store too when it is shared).
+    pub(crate) async fn run_round(
+        &self,
+        mut suspended: Suspended,
+        round: &Round<'_>,
+        wants: &Wants,
+        replica: &Replica,
+        client_timeout: Duration,
+    ) -> RoundEnd {
+        let version = wants
+            .version
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<ProtocolVersion>(json!(v)).ok());
         loop {
-            let step = tokio::select! {
-                step = drive(&mut suspended.task, &mut suspended.events, &round) => step,
-                () = context.ct.cancelled() => {
-                    return Err(ErrorData::internal_error("the request was cancelled", None));
-                }
-            };
-            let asks = match step {
+            let asks = match drive(&mut suspended.task, &mut suspended.events, round).await {
                 Step::Done(Some(outcome)) => {
-                    stop.take().map(|guard| guard.disarm());
-                    let version = context.protocol_version();
-                    return self.complete(outcome, &suspended.name, context, version.as_ref());
+                    let name = suspended.name.clone();
+                    return match self.result_of(
+                        outcome,
+                        &name,
+                        version.as_ref(),
+                        wants.cards,
+                        wants.app,
+                    ) {
+                        Ok(result) => RoundEnd::Result(json_of(&result)),
+                        Err(error) => RoundEnd::Error(json_of(&error)),
+                    };
                 }
                 Step::Done(None) => {
-                    return Err(ErrorData::internal_error("the call's task failed", None));
+                    return RoundEnd::Error(json_of(&ErrorData::internal_error(
+                        "the call's task failed",
+                        None,
+                    )));
                 }
                 Step::Input(asks) => asks,
             };
@@ -608,19 +780,40 @@ impl McpServer {
                 requests.insert(key.clone(), input);
                 replies.push((key, ask.reply));
             }
-            match self
-                .shared
-                .waiting
-                // Past the client timeout the tool's own wait ends (and the
-                // call with it, as the tool decides); the call is cancelled
-                // only if it still waits twice as long after asking.
-                .park(suspended, replies, self.client_timeout.saturating_mul(2))
-            {
+            let record = replica.shared().then(|| StateRecord {
+                runner: replica.id.clone(),
+                owner: suspended.owner.clone(),
+                name: suspended.name.clone(),
+                arguments: suspended.arguments.clone(),
+            });
+            // Past the client timeout the tool's own wait ends (and the
+            // call with it, as the tool decides); the call is cancelled
+            // only if it still waits twice as long after asking.
+            let ttl = client_timeout.saturating_mul(2);
+            match self.waiting.park(suspended, replies, ttl) {
                 Ok(state) => {
-                    stop.take().map(|guard| guard.disarm());
-                    return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
+                    if let Some(record) = record
+                        && let Err(e) = replica.backend().park_state(&state, &record, ttl).await
+                    {
+                        // Any replica may get the retry: without the store
+                        // only this one could take it.
+                        if let Some((call, _)) = self.waiting.take_if(&state, |_| true) {
+                            call.cancel.cancel();
+                        }
+                        return RoundEnd::Error(json_of(&ErrorData::internal_error(
+                            format!(
+                                "this call asks its client for input, and the call must wait in the store so that any replica can take the answer: {e}"
+                            ),
+                            None,
+                        )));
+                    }
+                    return RoundEnd::Input(json_of(&InputRequiredResult::new(
+                        Some(requests),
+                        Some(state),
+                    )));
                 }
-                Err((back, replies)) => {
+                Err(back) => {
+                    let (back, replies) = *back;
                     for (_, reply) in replies {
                         let _ = reply.send(Err(full()));
                     }
@@ -630,23 +823,10 @@ impl McpServer {
         }
     }
 
-    /// The `tools/call` result of `outcome`, a call of tool `name`.
-    fn complete(
-        &self,
-        outcome: ToolOutcome,
-        name: &str,
-        context: &RequestContext<RoleServer>,
-        version: Option<&ProtocolVersion>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let (cards, app) = (self.cards.wanted(context), crate::app::declared(context));
-        self.result_of(outcome, name, version, cards, app)
-            .map(CallToolResponse::from)
-    }
-
     /// The `CallToolResult` of `outcome`, a call of tool `name`, for a
     /// client on `version` that wants the cards (`cards`) or the card
     /// app's views (`app`).
-    fn result_of(
+    pub(crate) fn result_of(
         &self,
         outcome: ToolOutcome,
         name: &str,
@@ -654,9 +834,9 @@ impl McpServer {
         cards: bool,
         app: bool,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-        let registry = &self.shared.registry;
+        let registry = &self.current.get().registry;
         if let Some(warning) = outcome.warnings().first()
-            && !self.shared.warned.swap(true, Ordering::Relaxed)
+            && !self.warned.swap(true, Ordering::Relaxed)
         {
             // stdout carries protocol messages only.
             eprintln!(
@@ -680,6 +860,27 @@ impl McpServer {
             app,
         ))
     }
+}
+
+/// `value` as JSON (the types here always serialize).
+fn json_of(value: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// `-32602` for a `requestState` this server cannot resume.
+pub(crate) fn not_issued(state: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        "this requestState is not one this server issued, or it expired, or it was used already; call the tool again without it",
+        Some(json!({ "requestState": truncated(state) })),
+    )
+}
+
+/// `-32602` for a retry naming another call than the one it resumes.
+pub(crate) fn other_call() -> ErrorData {
+    ErrorData::invalid_params(
+        "this requestState belongs to a call of another tool or with other arguments; retry with the call's own name and arguments",
+        None,
+    )
 }
 
 /// A progress sink sending each report to the request's task.
@@ -834,6 +1035,14 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// A session that finished `initialize` is told when the registry is
+    /// replaced, and sent the log messages no call carries (`served.rs`).
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.shared
+            .sessions
+            .add(context.peer, Arc::clone(&self.log_level));
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -843,7 +1052,7 @@ impl ServerHandler for McpServer {
         let tools = self.tools(version.as_ref());
         Ok(ListToolsResult::with_all_items(
             if crate::app::declared(&context) {
-                crate::app::with_app(tools)
+                crate::app::with_app(&tools)
             } else {
                 tools.to_vec()
             },
@@ -869,6 +1078,8 @@ impl ServerHandler for McpServer {
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
         self.shared
+            .current
+            .get()
             .modern
             .iter()
             .find(|tool| tool.name == name)
@@ -892,9 +1103,8 @@ impl ServerHandler for McpServer {
         request: rmcp::model::GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.shared
-            .tasks
-            .get(&request.task_id, tasks::owner(&context).as_deref())
+        self.get_task_from_store(&request.task_id, tasks::owner(&context).as_deref())
+            .await
     }
 
     async fn update_task(
@@ -902,11 +1112,12 @@ impl ServerHandler for McpServer {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.shared.tasks.update(
+        self.update_task_in_store(
             &request.task_id,
             tasks::owner(&context).as_deref(),
             request.input_responses,
         )
+        .await
     }
 
     async fn cancel_task(
@@ -914,9 +1125,8 @@ impl ServerHandler for McpServer {
         request: rmcp::model::CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.shared
-            .tasks
-            .cancel(&request.task_id, tasks::owner(&context).as_deref())
+        self.cancel_task_in_store(&request.task_id, tasks::owner(&context).as_deref())
+            .await
     }
 
     /// `logging/setLevel`: the least severe level this session's

@@ -152,7 +152,7 @@ where
                 Request::from_parts(parts, Full::new(body)),
             )
             .await?;
-            Ok(admission.finish(&gate, response, hold))
+            Ok(admission.finish(&gate, response, hold).await)
         })
     }
 }
@@ -197,12 +197,25 @@ impl McpServer {
     /// it instead.
     pub fn http_service(&self, mut config: StreamableHttpServerConfig) -> HttpService {
         config.max_request_body_bytes = self.max_message_bytes();
+        // W16: with a shared store, a legacy session opened on another
+        // replica is restored here (rmcp's session store).
+        let store = self.replica.shared().then(|| self.replica.store.clone());
+        if let Some(store) = &store
+            && config.legacy_session_mode
+            && config.session_store.is_none()
+        {
+            config.session_store = Some(Arc::new(crate::store::Sessions {
+                store: store.clone(),
+                ttl: self.http.session_idle_timeout(),
+            }));
+        }
         let manager = Arc::new(Gate::session_manager());
         let gate = Arc::new(Gate::new(
             self.http.clone(),
             config.legacy_session_mode,
             Arc::clone(&manager),
             config.cancellation_token.clone(),
+            store,
         ));
         let server = self.clone();
         HttpService {

@@ -24,10 +24,14 @@
 //!   as over any transport; a call whose retry has still not come twice
 //!   that long after it asked is cancelled, and ends as `ABORTED` in the
 //!   session log.
-//! - **One process.** The store is in memory: the retry must reach the
-//!   process that answered the first round. Behind a load balancer, route
-//!   a `tools/call` carrying `requestState` to the process that issued it
-//!   (sticky routing on that field), or serve such tools from one process.
+//! - **Its caller's.** A retry by another caller than the call's (the
+//!   verified subject) is refused as an unknown `requestState`, and leaves
+//!   the call waiting for its own caller.
+//! - **In this process; shared through the store.** The waiting call
+//!   lives here. With a shared [`Store`](crate::Store) it is also noted
+//!   there (which process runs it, for whom, the call), so a retry that
+//!   reaches another replica is relayed here (`handler/relay.rs`); with the
+//!   in-memory store the retry must reach this process.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -72,6 +76,9 @@ pub(crate) struct Suspended {
     /// The tool and arguments of the first round, which a retry must repeat.
     pub(crate) name: String,
     pub(crate) arguments: Option<JsonObject>,
+    /// The caller that made it (the verified subject), which a retry must
+    /// be made by.
+    pub(crate) owner: Option<String>,
     /// Numbers the keys of `inputRequests`.
     pub(crate) asked: u32,
 }
@@ -102,12 +109,12 @@ impl Waiting {
         call: Suspended,
         replies: Replies,
         ttl: Duration,
-    ) -> Result<String, (Suspended, Replies)> {
+    ) -> Result<String, Box<(Suspended, Replies)>> {
         let state = uuid::Uuid::new_v4().simple().to_string();
         {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
             if calls.len() >= MAX_WAITING {
-                return Err((call, replies));
+                return Err(Box::new((call, replies)));
             }
             calls.insert(state.clone(), (call, replies));
         }
@@ -126,10 +133,21 @@ impl Waiting {
     /// The call waiting under `state`, taken out (a `requestState` is good
     /// for one retry).
     pub(crate) fn take(&self, state: &str) -> Option<(Suspended, Replies)> {
-        self.calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(state)
+        self.take_if(state, |_| true)
+    }
+
+    /// The call waiting under `state`, taken out if `mine` holds for it
+    /// (its caller's retry); else left waiting.
+    pub(crate) fn take_if(
+        &self,
+        state: &str,
+        mine: impl FnOnce(&Suspended) -> bool,
+    ) -> Option<(Suspended, Replies)> {
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        if !calls.get(state).is_some_and(|(call, _)| mine(call)) {
+            return None;
+        }
+        calls.remove(state)
     }
 
     /// How many calls wait.
@@ -170,6 +188,7 @@ mod tests {
             client,
             name: "t".into(),
             arguments: None,
+            owner: None,
             asked: 0,
         }
     }

@@ -140,6 +140,7 @@
 //! | `notifications/cancelled` for a running call | the call's cancellation token is cancelled; the call ends as `ABORTED` (or `ABORTED_BEFORE_DISPATCH`) in the registry and the session log; rmcp sends no response for a cancelled request, as the specification asks |
 //! | `tools/call` whose `_meta` carries a `progressToken` | each [`ToolContext::report_progress`](toolprism_core::ToolContext::report_progress)`(done, total, message)` of the call becomes a `notifications/progress` with that `progressToken`, `progress` = `done`, `total` and `message` when given; in the order reported, and all of them before the call's response (over HTTP on the request's own stream); without a token the reports go nowhere |
 //! | `tools/list` order | the registry's order (the order tools were registered), the same on every request |
+//! | `capabilities.tools.listChanged` | `true`: [`McpServer::replace_registry`] swaps the registry served (a hub whose imported server changed its tools) and sends every session `notifications/tools/list_changed` |
 //! | a tool's [`icon`](toolprism_core::ToolInfo::icon) | `icons: [{src, mimeType?}]` |
 //! | a tool's [`task`](toolprism_core::ToolInfo::task) (`#[tool(task = "optional" \| "required")]`) | `_meta["toolprism/taskSupport"]` in `tools/list`, the tasks extension in the server's capabilities; a `2026-07-28` `tools/call` that declares the extension is answered with a task (`tasks/get`, `tasks/update`, `tasks/cancel`); see [Long-running tools and tasks](#long-running-tools-and-tasks) |
 //! | `logging/setLevel` | the session's level; a tool's [`ToolContext::log`](toolprism_core::ToolContext::log) is a `notifications/message` (`logger` = the tool's name) at or above it; a session that set none gets none. At `2026-07-28`, the request's `_meta["io.modelcontextprotocol/logLevel"]` instead, per request. See [A call's client](#a-calls-client) |
@@ -148,7 +149,7 @@
 //! | a call that needs approval ([`PreDecision::Ask`](toolprism_core::PreDecision::Ask), `#[tool(approval = …)]`) | an `elicitation/create` with the question and one boolean field, `approve`; a client that cannot elicit gets `NOT_APPROVED` at once |
 //! | `traceparent`, `tracestate` in a request's `_meta` | fields of the call's `execute_tool` tracing span; with the feature `otel`, also the span's parent for OpenTelemetry (see [Logging](#logging)) |
 //! | `initialize` with `capabilities.extensions["io.modelcontextprotocol/ui"]` (MCP Apps; `mimeTypes`, when listed, including `text/html;profile=mcp-app`), or, at `2026-07-28`, the same in a request's `_meta["io.modelcontextprotocol/clientCapabilities"]` | the answer declares the extension and `resources`; every `tools/list` entry carries `_meta.ui.resourceUri = "ui://toolprism/card"`; `resources/list` holds that card app and `resources/read` returns it ([`toolprism_html::card_app`]); every result carries its cards drawn for the app under `_meta["toolprism/view"]` ([`toolprism_html::card_view`]). Other clients get none of it |
-//! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request), so session-log entries tie up with the client's requests |
+//! | JSON-RPC request id | the toolprism call id is `<session>:<id>`, where the session is the HTTP `Mcp-Session-Id` when there is one, else a tag unique in the process (`s1`, `s2`, … one per stdio connection, legacy HTTP session or stateless request; with a shared [store](McpServer::with_store), prefixed with the replica's id, `3f9a0c2e71b4.s7`, so the logs of several replicas never share a call id), so session-log entries tie up with the client's requests |
 //!
 //! # Cards
 //!
@@ -199,10 +200,13 @@
 //!   retry with `inputResponses` and the same `requestState` resumes it
 //!   (`execute` runs once). The `requestState` is an unguessable id of
 //!   that waiting call: one the server did not issue, already used or
-//!   expired is a `-32602` error. At most [`MAX_WAITING`] calls wait at
-//!   once. **The retry must reach the same process**: behind a load
-//!   balancer, route a `tools/call` that carries `requestState` to the
-//!   process that issued it.
+//!   expired is a `-32602` error, and so is the retry of another caller
+//!   than the call's. At most [`MAX_WAITING`] calls wait at once per
+//!   process. With the default in-memory store the retry must reach the
+//!   process that issued the `requestState`; with a shared
+//!   [store](McpServer::with_store) any replica takes it and relays the
+//!   round to the one running the call (see [Many replicas behind one
+//!   URL](#many-replicas-behind-one-url)).
 //! - **Log messages** (`notifications/message`) go only to a client that
 //!   asked for them: `logging/setLevel` for the session (a new session
 //!   starts with none; in stateless HTTP every request is a new session,
@@ -267,15 +271,17 @@
 //!
 //! The call is written to the session log once, like an inline call,
 //! under the call id of its `tools/call`. **Bounds**: a task, running or
-//! ended, is held in memory by the process that answered its `tools/call`
-//! (a `tasks/get` must reach that process, as a `requestState` retry
-//! must), at most [`MAX_TASKS`] at once; when full, the task that ended
-//! longest ago is forgotten first, and when all of them run, an `optional`
-//! tool's call is answered inline and a `required` one's gets a `-32603`
-//! error. An ended task is kept for the task ttl after it ended
+//! ended, is held in the server's [store](McpServer::with_store): in the
+//! process that answered its `tools/call` by default (a `tasks/get` must
+//! reach that process), in Redis with `Store::redis` (any replica
+//! answers it, see [Many replicas behind one URL](#many-replicas-behind-one-url)).
+//! The store holds at most [`MAX_TASKS`] at once; when full, the task that
+//! ended longest ago is forgotten first, and when all of them run, an
+//! `optional` tool's call is answered inline and a `required` one's gets a
+//! `-32603` error. An ended task is kept for the task ttl after it ended
 //! ([`McpServer::with_task_ttl`], default [`DEFAULT_TASK_TTL`], 30
 //! minutes; its `ttlMs`, counted from its creation, says until when), then
-//! forgotten. A task id the server does not hold (never issued, forgotten,
+//! forgotten. A task id the store does not hold (never issued, forgotten,
 //! or another caller's: with [authentication](#authentication) a task is
 //! only its caller's) is `-32602` for `tasks/get`, `tasks/update` and
 //! `tasks/cancel` alike. `tasks/*` from a request that does not declare
@@ -342,10 +348,87 @@
 //! call's client](#a-calls-client)). Tools that keep state across calls (a database, files) must
 //! share it outside the processes, as behind any balancer; each process
 //! writes its own session log, with call ids that stay unique per process.
+//! Tasks, calls waiting for input and sessions need a shared store: see
+//! [Many replicas behind one URL](#many-replicas-behind-one-url).
 //! The `Host` header is checked against loopback names by default; behind a
 //! balancer, list the public host names in `allowed_hosts`. Every process
 //! needs the same [authenticator](McpServer::with_auth) (a shared
 //! [`StaticToken`], or verifiers of the same issuer's tokens).
+//!
+//! # Many replicas behind one URL
+//!
+//! W16 in `docs/contract.md`. Stateless processes share plain calls; what
+//! lives across requests (a task, a call waiting for its client's answer,
+//! a legacy session) needs a [`Store`] they share: `Store::redis` (cargo
+//! feature **`redis`**; `serve --store redis://HOST:PORT`) given to every
+//! replica with [`McpServer::with_store`]. Then:
+//!
+//! | what | where it lives | what any replica does |
+//! |---|---|---|
+//! | a task | the store: status, status message, pending input requests, result, ttl, the verified caller; the call itself runs where its `tools/call` landed | answers `tasks/get`; takes `tasks/update` answers and `tasks/cancel`, which reach the running call through its replica's inbox in the store |
+//! | a call waiting for input (`requestState`, `2026-07-28`) | the call in the process that ran its first round; in the store, which process, for whom, and the call the retry must repeat | takes the retry (good once, only from the call's caller) and relays the round: the answers go to the running process, which drives the call on and sends back what the call tells its client (log messages, progress) and the round's end (the result, or the next requests under a new `requestState`); if the retry's request goes away, the call is cancelled |
+//! | a legacy session (`initialize`, `Mcp-Session-Id`) | rmcp's session store (the `initialize` params) and its caller, for the session idle timeout after its last request | restores it from the store (rmcp replays the `initialize`) and serves its requests, to its caller only |
+//!
+//! **A replica that dies.** Each replica renews a lease in the store (every
+//! third of [`McpServer::with_lease`], default [`DEFAULT_LEASE`], 10 s). A
+//! running task whose replica has not renewed it is first noted by a
+//! `tasks/get`, and failed by one a lease later: it ends `failed` (a
+//! `-32603` error saying the server running it stopped), within two
+//! leases and a poll of the replica's death, never stuck `working`; a
+//! relayed retry waiting for it gets the same error. The grace of one
+//! lease keeps a replica that only lost the store for a moment (a Redis
+//! restart) from seeing its tasks failed.
+//!
+//! **The store that goes away.** What needs it gets a clear error at once,
+//! naming the store: `tasks/*` a JSON-RPC `-32603` error, a `required`
+//! task tool `-32603`, a call that asks for input `-32603` (its
+//! `requestState` could not be shared; the call is cancelled), a legacy
+//! session another replica opened `503`; a call of an `optional` task tool
+//! runs inline (it needs no store then). Inline calls are served as
+//! usual. Each replica reconnects by itself (the `redis` crate's connection
+//! manager) at its next use of the store; a task's end is written again
+//! until the store takes it (its replica writes the whole task again if the
+//! store lost it: Redis restarted without persistence), and the lease is
+//! renewed at once. Run Redis with persistence (`appendonly yes`) to keep
+//! the tasks made while a Redis restart lasts.
+//!
+//! **Set-up**: the same registry, authenticator and store on every replica,
+//! `--stateless` or not (a legacy session is restored either way; in
+//! stateless mode there is none), any balancer (round robin, no sticky
+//! sessions):
+//!
+//! ```text
+//!                      ┌─► replica A ─► a.jsonl ┐
+//! clients ─► balancer ─┼─► replica B ─► b.jsonl ├─► Redis: tasks, waiting calls, sessions, leases, inboxes
+//!                      └─► replica C ─► c.jsonl ┘
+//! ```
+//!
+//! ```no_run
+//! # async fn run(registry: toolprism::Registry) -> Result<(), Box<dyn std::error::Error>> {
+//! use toolprism::mcp::{McpServer, Store, StreamableHttpServerConfig};
+//!
+//! let store = Store::redis("redis://10.0.0.5:6379").await?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8001").await?;
+//! let config = StreamableHttpServerConfig::default().with_legacy_session_mode(false);
+//! McpServer::new(registry).with_store(store).serve_http(listener, config).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Each replica writes its own session log; call ids carry the replica's
+//! id, every event its time, and `replay a.jsonl b.jsonl c.jsonl`
+//! ([`replay_logs`](toolprism_core::replay::replay_logs)) draws them as one
+//! session. What it does not do: a legacy (`2025-11-25`) session's
+//! server-to-client requests (sampling, elicitation, approvals) are
+//! answered by a POST that may reach another replica, which does not know
+//! the request: route on `Mcp-Session-Id` if your tools ask legacy clients
+//! (a `2026-07-28` client needs no routing); a legacy session's
+//! `logging/setLevel` is not carried to another replica;
+//! `notifications/cancelled` of a legacy stateless request reaches
+//! whichever replica the balancer picks (a closed connection still cancels
+//! the call, and `tasks/cancel` reaches any task). The Redis store uses
+//! Lua scripts on keys they do not declare, so it needs one Redis (with
+//! its replicas and Sentinel if you like), not Redis Cluster; and plain TCP
+//! (no TLS).
 //!
 //! # Logging
 //!
@@ -392,8 +475,11 @@ mod http;
 pub mod import;
 mod input;
 mod limits;
+mod replica;
 mod sent;
+mod served;
 mod stdio;
+mod store;
 
 use std::io;
 
@@ -413,12 +499,14 @@ pub use limits::{
     DEFAULT_MAX_CALLS_PER_SESSION, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT, REFUSED,
 };
+pub use replica::DEFAULT_LEASE;
 /// rmcp's configuration of a Streamable HTTP service (sessions or
 /// stateless, allowed hosts and origins, keep-alive): the one rmcp type
 /// this crate's API names, re-exported so that a user needs no rmcp
 /// dependency of their own. It follows rmcp 3.x, which this crate is built
 /// on; a new rmcp major is a new major of this crate.
 pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+pub use store::{Store, StoreError};
 
 use toolprism_core::Registry;
 

@@ -34,6 +34,7 @@ use crate::McpServer;
 use crate::auth::BearerAuth;
 use crate::http::HttpResponse;
 use crate::sent::envelope;
+use crate::store::Store;
 
 /// The default of [`McpServer::with_max_requests`]: 256 requests at once.
 pub const DEFAULT_MAX_REQUESTS: usize = 256;
@@ -68,6 +69,13 @@ pub(crate) struct HttpSettings {
     max_sessions: usize,
     max_calls_per_session: usize,
     session_idle_timeout: Duration,
+}
+
+impl HttpSettings {
+    /// How long a session may be idle.
+    pub(crate) fn session_idle_timeout(&self) -> Duration {
+        self.session_idle_timeout
+    }
 }
 
 impl Default for HttpSettings {
@@ -169,6 +177,8 @@ struct Session {
     /// The subject of the caller that opened it, when authenticated: only
     /// that subject may use it.
     owner: Option<Arc<str>>,
+    /// When its record in a shared store was last given a new idle time.
+    refreshed: Instant,
 }
 
 impl Session {
@@ -178,6 +188,7 @@ impl Session {
             open: 0,
             calls: 0,
             owner,
+            refreshed: Instant::now(),
         }
     }
 }
@@ -196,6 +207,9 @@ pub(crate) struct Gate {
     pending: AtomicUsize,
     reaper: Once,
     stop: CancellationToken,
+    /// A store shared with other replicas, which restore this one's
+    /// sessions (W16): their owners are kept there.
+    store: Option<Store>,
 }
 
 impl std::fmt::Debug for Gate {
@@ -213,8 +227,10 @@ impl Gate {
         sessions_kept: bool,
         manager: Arc<LocalSessionManager>,
         stop: CancellationToken,
+        store: Option<Store>,
     ) -> Self {
         Gate {
+            store,
             requests: Arc::new(Semaphore::new(settings.max_requests)),
             settings,
             sessions_kept,
@@ -307,6 +323,34 @@ impl Gate {
             return Ok(admission);
         };
         let id: Arc<str> = Arc::from(session);
+        let known = self.table().contains_key(&id);
+        if !known && let Some(store) = &self.store {
+            // A session another replica opened (rmcp restores it from the
+            // store): its owner is the store's.
+            let idle = self.settings.session_idle_timeout;
+            match store.backend().session(&id, idle).await {
+                Ok(Some(record)) => {
+                    let owner: Option<Arc<str>> = record.owner.as_deref().map(Arc::from);
+                    if owner.is_some() && owner != subject {
+                        return Err(Box::new(not_found()));
+                    }
+                    self.table()
+                        .entry(Arc::clone(&id))
+                        .or_insert_with(|| Session::new(owner));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(Box::new(refusal(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        message.id.as_deref(),
+                        "store",
+                        &format!(
+                            "this session lives in the session store, which cannot be reached: {e}"
+                        ),
+                    )));
+                }
+            }
+        }
         // A session rmcp holds that was never registered here (its
         // `initialize` answer was dropped on the way out).
         let known = self.table().contains_key(&id);
@@ -322,13 +366,24 @@ impl Gate {
         };
         if entry.owner.is_some() && entry.owner != subject {
             // Another caller's session: as if it did not exist.
-            let mut response = Response::new(
-                Full::new(Bytes::from_static(b"Not Found: Session not found")).boxed(),
-            );
-            *response.status_mut() = StatusCode::NOT_FOUND;
-            return Err(Box::new(response));
+            return Err(Box::new(not_found()));
         }
         entry.last = Instant::now();
+        if let Some(store) = &self.store
+            && entry.refreshed.elapsed() >= self.settings.session_idle_timeout / 4
+        {
+            // Its record in the store lives as long as it is used, on
+            // any replica.
+            entry.refreshed = Instant::now();
+            let (store, id, idle) = (
+                store.clone(),
+                Arc::clone(&id),
+                self.settings.session_idle_timeout,
+            );
+            tokio::spawn(async move {
+                let _ = store.backend().save_session(&id, None, None, idle).await;
+            });
+        }
         if call && entry.calls >= self.settings.max_calls_per_session {
             return Err(Box::new(refusal(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -502,8 +557,9 @@ impl Admission {
     }
 
     /// rmcp's `response`, holding `hold` until its body ends; a new
-    /// session registered, a deleted one forgotten.
-    pub(crate) fn finish(
+    /// session registered (with its owner in a shared store, before the
+    /// client can use it elsewhere), a deleted one forgotten.
+    pub(crate) async fn finish(
         mut self,
         gate: &Gate,
         response: HttpResponse,
@@ -515,6 +571,16 @@ impl Admission {
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
         {
+            if let Some(store) = &gate.store {
+                let idle = gate.settings.session_idle_timeout;
+                if let Err(e) = store
+                    .backend()
+                    .save_session(id, None, Some(owner.as_deref()), idle)
+                    .await
+                {
+                    tracing::warn!("the owner of session {id} could not be stored: {e}");
+                }
+            }
             gate.table().insert(Arc::from(id), Session::new(owner));
         }
         drop(self.pending.take());
@@ -554,6 +620,14 @@ impl Body for Held {
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
     }
+}
+
+/// `404` for a session this caller cannot use.
+fn not_found() -> HttpResponse {
+    let mut response =
+        Response::new(Full::new(Bytes::from_static(b"Not Found: Session not found")).boxed());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
 }
 
 /// A refusal: `status` with a JSON-RPC error body ([`REFUSED`], `reason`,

@@ -7,6 +7,8 @@
 //! - [`npm_packages`]: pinned npm packages under `target/testkit/`;
 //! - [`chromium`]: Debian's `chromium`, installed with `apt-get` when
 //!   missing (a browser's own download fails on the project's machines);
+//!   [`debian_package`] does the same for any Debian package (the replica
+//!   tests' `redis-server` and `haproxy`);
 //! - [`http`]: a loopback HTTP server with fixed routes and redirects, plain
 //!   or over a stream the test wraps (TLS).
 //!
@@ -238,30 +240,60 @@ pub fn npm_packages(name: &str, packages: &[&str]) -> PathBuf {
 /// Debian's Chromium, `/usr/bin/chromium`, installed with `apt-get`
 /// (after `apt-get update`) when missing.
 pub fn chromium() -> PathBuf {
-    let path = PathBuf::from("/usr/bin/chromium");
+    debian_package("chromium", "/usr/bin/chromium")
+        .unwrap_or_else(|e| panic!("could not install Debian's chromium: {e}"))
+}
+
+/// The program at `program` (an absolute path), from Debian's `package`:
+/// as it is when present, else installed with `apt-get install -y
+/// --no-install-recommends` (after `apt-get update` when the package lists
+/// do not have it yet). One install at a time, across threads and
+/// processes (`target/testkit/apt.lock`), so two tests never meet dpkg's
+/// own lock. `Err` says why it could not be installed (no `apt-get`, not
+/// root, no network, no such package), with the installer's output; a
+/// test that cannot run without it decides whether to fail or to skip
+/// saying so.
+///
+/// ```no_run
+/// let redis = toolprism_testkit::debian_package("redis-server", "/usr/bin/redis-server")
+///     .expect("Debian's redis-server");
+/// assert!(redis.is_file());
+/// ```
+pub fn debian_package(package: &str, program: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(program);
+    assert!(
+        path.is_absolute(),
+        "give the program's absolute path: {program}"
+    );
     if path.exists() {
-        return path;
+        return Ok(path);
     }
     let lock_dir = target_dir().join("testkit");
-    fs::create_dir_all(&lock_dir).expect("create target/testkit");
-    let lock = File::create(lock_dir.join("chromium.lock")).expect("create the chromium lock");
-    lock.lock().expect("lock the chromium install");
-    if !path.exists() {
-        let env = [("DEBIAN_FRONTEND", "noninteractive")];
-        if let Err(e) = run(Command::new("apt-get").arg("update").envs(env)).and_then(|()| {
-            run(Command::new("apt-get")
-                .args(["install", "-y", "--no-install-recommends", "chromium"])
-                .envs(env))
-        }) {
-            panic!("could not install Debian's chromium with apt-get: {e}");
-        }
+    fs::create_dir_all(&lock_dir).map_err(|e| format!("create target/testkit: {e}"))?;
+    let lock = File::create(lock_dir.join("apt.lock")).map_err(|e| format!("the apt lock: {e}"))?;
+    lock.lock().map_err(|e| format!("lock the apt lock: {e}"))?;
+    if path.exists() {
+        return Ok(path);
     }
-    assert!(
-        path.exists(),
-        "apt-get ran but {} is missing",
-        path.display()
-    );
-    path
+    let env = [("DEBIAN_FRONTEND", "noninteractive")];
+    let install = || {
+        run(Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", package])
+            .envs(env))
+    };
+    install()
+        .or_else(|_| {
+            run(Command::new("apt-get").arg("update").envs(env))?;
+            install()
+        })
+        .map_err(|e| format!("apt-get could not install Debian's {package}: {e}"))?;
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "apt-get installed {package}, but {program} is not there"
+        ))
+    }
 }
 
 /// Runs `setup` on `dir` unless `dir/ready` holds `stamp`; under a lock.

@@ -67,15 +67,53 @@ impl Arguments<'_> {
     }
 }
 
+/// The arguments as JSON, for what reads them after step 2 (policies, an
+/// approval's request, the generic call card).
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// The value step 2 read (and a dialect restored).
+    Json(Value),
+    /// The text as sent, when nothing needed the value during the call
+    /// (no policy, no dialect): read again only if the generic call card is
+    /// drawn or a person is asked, which reads it as step 2 did (the text
+    /// passed step 2, so it is lossless JSON).
+    Text(String),
+}
+
+impl Input {
+    /// The arguments as JSON, borrowed when they were kept as JSON.
+    pub(crate) fn json(&self) -> Cow<'_, Value> {
+        match self {
+            Input::Json(json) => Cow::Borrowed(json),
+            Input::Text(text) => Cow::Owned(raw_input(text)),
+        }
+    }
+
+    /// The arguments as JSON, taken.
+    pub(crate) fn into_json(self) -> Value {
+        match self {
+            Input::Json(json) => json,
+            Input::Text(text) => raw_input(&text),
+        }
+    }
+}
+
 /// Step 2 for any reader (the live call, replay, the testing helpers): JSON
 /// syntax, the lossless and depth rules, the input schema, deserialize. On
 /// failure, also what the generic call card shows.
+///
+/// `keep`: whether the caller reads the arguments as JSON during the call
+/// (policies). When it does not, and the arguments came as owned text with
+/// no dialect, the tool's `Deserialize` takes the value itself (its
+/// strings are moved, not copied) and the text is kept instead.
 pub(crate) fn read_arguments<K: Kernel>(
     name: &str,
     compiled: &Compiled,
     arguments: Arguments<'_>,
     dialect: Option<&dyn ArgumentDialect>,
-) -> Result<(Value, K::Args), (Value, ErrorInfo)> {
+    keep: bool,
+) -> Result<(Input, K::Args), (Value, ErrorInfo)> {
+    let mut sent = None;
     let json = match arguments {
         Arguments::Refused(error) => return Err((Value::String(too_deep_input()), error)),
         Arguments::Json(json) => json,
@@ -84,7 +122,12 @@ pub(crate) fn read_arguments<K: Kernel>(
         // lossless rules, so a key written twice or a `-0.0` is refused
         // where it sits instead of reaching the tool changed.
         Arguments::Text(text) => match parse::from_str(&text, "arguments") {
-            Ok(json) => json,
+            Ok(json) => {
+                if let Cow::Owned(text) = text {
+                    sent = Some(text);
+                }
+                json
+            }
             Err(ReadError::Lossless(e)) => {
                 // The card shows the text as sent: no JSON value holds it.
                 let input = Value::String(cap(&text, 4096).into_owned());
@@ -106,20 +149,31 @@ pub(crate) fn read_arguments<K: Kernel>(
         return Err((json, invalid_args("\"arguments\" must be a JSON object")));
     }
     let json = match dialect {
-        Some(dialect) => dialect.restore(&compiled.definition.input_schema, json),
+        Some(dialect) => {
+            // The card shows the arguments as restored, not as sent.
+            sent = None;
+            dialect.restore(&compiled.definition.input_schema, json)
+        }
         None => json,
     };
     if let Some(message) = violations(&compiled.input, &json, "arguments", Keys::Shown) {
         return Err((json, invalid_args(&message)));
     }
-    match guard(|| K::Args::deserialize(&json)) {
-        Ok(Ok(args)) => Ok((json, args)),
+    let (input, read) = match sent.filter(|_| !keep) {
+        Some(text) => (Input::Text(text), guard(|| K::Args::deserialize(json))),
+        None => {
+            let read = guard(|| K::Args::deserialize(&json));
+            (Input::Json(json), read)
+        }
+    };
+    match read {
+        Ok(Ok(args)) => Ok((input, args)),
         Ok(Err(e)) => {
             let message = invalid_args(&cap(&e.to_string(), 300));
-            Err((json, message))
+            Err((input.into_json(), message))
         }
         Err(panic) => Err((
-            json,
+            input.into_json(),
             ErrorInfo::new(
                 ErrorCode::ToolFailed,
                 format!(

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use super::Registry;
-use super::arguments::{Arguments, read_arguments};
+use super::arguments::{Arguments, Input, read_arguments};
 use super::kernel::Kernel;
 use super::pipeline::Call;
 use super::present::{self, draw_result_card, generic_result};
@@ -110,9 +110,10 @@ impl<K: Kernel> DynTool for Entry<K> {
             &self.compiled,
             Arguments::Text(arguments.into()),
             dialect,
+            true,
         );
         let (input, args) = match read {
-            Ok((json, args)) => (json, Some(args)),
+            Ok((json, args)) => (json.into_json(), Some(args)),
             Err((raw, _)) => (raw, None),
         };
         let result_card = result.map(|result| {
@@ -120,7 +121,7 @@ impl<K: Kernel> DynTool for Entry<K> {
                 .and_then(|args| draw_result_card(tool, args, result))
                 .unwrap_or_else(|| generic_result(name, result))
         });
-        let call_card = present::call_card(tool, args.as_ref(), input).into_card(name);
+        let call_card = present::call_card(tool, args.as_ref(), Input::Json(input)).into_card(name);
         if let Some(args) = args {
             discard(args);
         }

@@ -560,7 +560,10 @@ impl Registry {
             (None, None)
         } else {
             (
-                Some(CallCardSlot::generic(None, call.args.into_input())),
+                Some(CallCardSlot::generic(
+                    None,
+                    arguments::Input::Json(call.args.into_input()),
+                )),
                 Some(ResultCardSlot::generic()),
             )
         };

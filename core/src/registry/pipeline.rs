@@ -35,7 +35,7 @@
 //! through one.
 
 use std::any::Any;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -44,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, Span};
 
 use super::Registry;
-use super::arguments::{Arguments, read_arguments};
+use super::arguments::{Arguments, Input, read_arguments};
 use super::builder::Settings;
 use super::call::CallOptions;
 use super::entry::Entry;
@@ -61,7 +61,7 @@ use crate::lossless::{check_value_with, drop_deep, to_value_with};
 use crate::path::Keys;
 use crate::policy::{PostDecision, PostExecute, PreDecision, PreExecute};
 use crate::result::{
-    Approval, Asked, CallCardSlot, NestedCall, ResultCardSlot, ToolOutcome, ToolResult,
+    Approval, Asked, CallCardSlot, NestedCall, Parts, ResultCardSlot, ToolOutcome, ToolResult,
 };
 use crate::schema::violations;
 use crate::spill::spill_content;
@@ -216,13 +216,23 @@ struct Run<'a, T: Kernel> {
     name: String,
     options: &'a CallOptions,
     origin: Origin<'a>,
-    /// The calls the body's program made (`ToolContext::program`), for the
-    /// outcome: filled when `execute` is done.
-    program: Mutex<Vec<NestedCall>>,
+    /// What few calls leave for the outcome (a program's calls, an
+    /// approval), boxed when there is any: most calls leave none, and the
+    /// call's state stays small (it is moved as the future is).
+    rare: Mutex<Option<Box<Rare>>>,
+}
+
+/// What a call leaves for its outcome beyond its result, when it needs
+/// approval or runs a program.
+#[derive(Default)]
+struct Rare {
+    /// The calls the body's program made (`ToolContext::program`): filled
+    /// when `execute` is done.
+    program: Vec<NestedCall>,
     /// The person's decision, when the call needed approval.
-    approval: OnceLock<Approval>,
+    approval: Option<Approval>,
     /// A `tool/approval` the log could not take.
-    approval_warning: OnceLock<String>,
+    approval_warning: Option<String>,
 }
 
 /// What step 3 decided.
@@ -241,7 +251,7 @@ struct Ready<'a, T: Kernel> {
     run: Run<'a, T>,
     /// The arguments as JSON: what policies see and the generic call card
     /// shows.
-    input: Value,
+    input: Input,
     /// Dropped under a guard also when the caller drops the call's future.
     args: Held<T::Args>,
     warnings: Vec<String>,
@@ -266,26 +276,53 @@ impl<T: Kernel> Entry<T> {
             registry,
             Some(&super::entry::DynTool::definition(self).description),
         );
-        let outcome = self.steps(registry, call).instrument(span.clone()).await;
-        telemetry::close(&span, &outcome, registry.inner.settings.trace_content);
-        outcome
-    }
-
-    /// Steps 2–10, inside the call's span.
-    async fn steps(&self, registry: &Registry, call: Call<'_>) -> ToolOutcome {
-        let mut ready = match self.prepare(registry, call) {
+        // One state machine for the whole call, not a future inside a
+        // future inside the boxed one: the synchronous steps run inside the
+        // span, and only the awaited step is instrumented (when a subscriber
+        // wants the span at all), so the call's state and its outcome are
+        // not moved through layers.
+        // No local here outlives its use across an await but `ready` and
+        // the future awaited: the rest would be kept in the (boxed) future.
+        let mut ready = match self.prepare_within(&span, registry, call) {
             Prepared::Ready(ready) => ready,
-            Prepared::Ended(outcome) => return outcome,
+            Prepared::Ended(outcome) => {
+                close(&span, registry, &outcome);
+                return outcome;
+            }
         };
         if let Some(question) = ready.ask.take() {
             // Boxed: the rare path keeps the common one's future small.
-            let approved = Box::pin(ready.run.approve(question, &ready.input)).await;
-            if let Err(refused) = approved {
-                return ready.finish(Err(refused));
+            let approving = Box::pin(
+                ready
+                    .run
+                    .approve(question, &ready.input)
+                    .instrument(span.clone()),
+            );
+            if let Err(refused) = approving.await {
+                let outcome = ready.finish_within(&span, Err(refused));
+                close(&span, registry, &outcome);
+                return outcome;
             }
         }
-        let executed = ready.run.execute(ready.args.get()).await;
-        ready.finish(executed)
+        let executed = ready
+            .run
+            .execute(ready.args.get())
+            .instrument(span.clone())
+            .await;
+        let outcome = ready.finish_within(&span, executed);
+        close(&span, registry, &outcome);
+        outcome
+    }
+
+    /// [`prepare`](Entry::prepare) inside the call's span.
+    fn prepare_within<'a>(
+        &'a self,
+        span: &Span,
+        registry: &'a Registry,
+        call: Call<'a>,
+    ) -> Prepared<'a, T> {
+        let _in = span.enter();
+        self.prepare(registry, call)
     }
 
     /// Steps 2 and 3 (after step 0, logging a top-level call): the call
@@ -310,13 +347,12 @@ impl<T: Kernel> Entry<T> {
             name,
             options,
             origin,
-            program: Mutex::new(Vec::new()),
-            approval: OnceLock::new(),
-            approval_warning: OnceLock::new(),
+            rare: Mutex::new(None),
         };
         let (input, args) = match run.parse_arguments(args) {
             Ok(parsed) => parsed,
             Err((input, error)) => {
+                let input = Input::Json(input);
                 return Prepared::Ended(run.conclude(input, None, State::failed(error), warnings));
             }
         };
@@ -344,6 +380,12 @@ impl<T: Kernel> Entry<T> {
 }
 
 impl<T: Kernel> Ready<'_, T> {
+    /// [`finish`](Ready::finish) inside the call's span.
+    fn finish_within(self, span: &Span, executed: Result<T::Value, ErrorInfo>) -> ToolOutcome {
+        let _in = span.enter();
+        self.finish(executed)
+    }
+
     /// Steps 5–10 once step 4 (or a denial in step 3) has given its
     /// result.
     #[inline]
@@ -380,11 +422,18 @@ impl<T: Kernel> Run<'_, T> {
         self.origin.is_nested()
     }
 
+    /// What the call leaves beyond its result, made on first use.
+    #[cold]
+    fn with_rare(&self, f: impl FnOnce(&mut Rare)) {
+        let mut rare = self.rare.lock().unwrap_or_else(PoisonError::into_inner);
+        f(rare.get_or_insert_with(Box::default));
+    }
+
     /// Steps 9 and 10, and the outcome.
     #[inline]
     fn conclude(
         self,
-        input: Value,
+        input: Input,
         args: Option<T::Args>,
         state: State<T::Value>,
         mut warnings: Vec<String>,
@@ -400,27 +449,41 @@ impl<T: Kernel> Run<'_, T> {
             discard(args);
         }
         let produced = produced.map(|p| (p.json, Box::new(p.typed) as Box<dyn Any + Send + Sync>));
-        if let Some(warning) = self.approval_warning.into_inner() {
-            warnings.push(warning);
-        }
-        let mut outcome = outcome(self.id, self.name, result, produced, error, cards, warnings);
-        outcome.nested = self
-            .program
+        let rare = self
+            .rare
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        outcome.approval = self.approval.into_inner();
+        let (nested, approval) = match rare {
+            None => (Vec::new(), None),
+            Some(rare) => {
+                let Rare {
+                    program,
+                    approval,
+                    approval_warning,
+                } = *rare;
+                warnings.extend(approval_warning);
+                (program, approval)
+            }
+        };
+        let mut outcome = outcome(self.id, self.name, result, produced, error, cards, warnings);
+        outcome.0.nested = nested;
+        outcome.0.approval = approval;
         outcome
     }
 
     /// Step 2: JSON syntax, lossless and depth rules, input schema,
     /// deserialize.
     #[inline]
-    fn parse_arguments(&self, args: Arguments<'_>) -> Result<(Value, T::Args), (Value, ErrorInfo)> {
+    fn parse_arguments(&self, args: Arguments<'_>) -> Result<(Input, T::Args), (Value, ErrorInfo)> {
+        // Policies read the arguments as JSON; without them nothing does
+        // until the generic call card is drawn.
+        let keep = !self.settings.pre.is_empty() || !self.settings.post.is_empty();
         read_arguments::<T>(
             self.facts().name,
             &self.entry.compiled,
             args,
             self.options.dialect.as_deref(),
+            keep,
         )
     }
 
@@ -438,30 +501,19 @@ impl<T: Kernel> Run<'_, T> {
     /// after it when it has one (it names what this call asks for, a wider
     /// sandbox say, which no policy may hide).
     #[inline]
-    fn pre_execute(&self, arguments: &Value, args: &T::Args) -> Admission {
-        let view = PreExecute {
-            tool: self.facts().name,
-            call_id: &self.id,
-            arguments,
-            nested: self.nested(),
-            caller: self.options.caller.as_ref(),
-        };
+    fn pre_execute(&self, input: &Input, args: &T::Args) -> Admission {
         let mut ask = None;
-        for policy in &self.settings.pre {
-            match guard(|| policy.check(&view)) {
-                Ok(PreDecision::Allow) => {}
-                Ok(PreDecision::Deny { reason }) => {
-                    return Admission::Refused(ErrorInfo::new(ErrorCode::Denied, reason));
-                }
-                Ok(PreDecision::Ask { question }) => {
-                    ask.get_or_insert(question);
-                }
-                Err(panic) => {
-                    return Admission::Refused(ErrorInfo::new(
-                        ErrorCode::PolicyError,
-                        format!("a pre-execute policy panicked: {panic}"),
-                    ));
-                }
+        if !self.settings.pre.is_empty() {
+            let arguments = input.json();
+            let view = PreExecute {
+                tool: self.facts().name,
+                call_id: &self.id,
+                arguments: &arguments,
+                nested: self.nested(),
+                caller: self.options.caller.as_ref(),
+            };
+            if let Some(refused) = self.pre_policies(&view, &mut ask) {
+                return refused;
             }
         }
         {
@@ -487,19 +539,45 @@ impl<T: Kernel> Run<'_, T> {
         }
     }
 
+    /// Step 3's policies: the first denial wins, the first question is
+    /// kept in `ask`; `Some` when the call is refused.
+    fn pre_policies(&self, view: &PreExecute<'_>, ask: &mut Option<String>) -> Option<Admission> {
+        for policy in &self.settings.pre {
+            match guard(|| policy.check(view)) {
+                Ok(PreDecision::Allow) => {}
+                Ok(PreDecision::Deny { reason }) => {
+                    return Some(Admission::Refused(ErrorInfo::new(
+                        ErrorCode::Denied,
+                        reason,
+                    )));
+                }
+                Ok(PreDecision::Ask { question }) => {
+                    ask.get_or_insert(question);
+                }
+                Err(panic) => {
+                    return Some(Admission::Refused(ErrorInfo::new(
+                        ErrorCode::PolicyError,
+                        format!("a pre-execute policy panicked: {panic}"),
+                    )));
+                }
+            }
+        }
+        None
+    }
+
     /// Step 3, asking: the question goes to the call's client, under the
     /// approval timeout (the call's, else the registry's) and the call's
     /// cancellation; the decision is logged with the call and kept for its
     /// outcome, and a refusal says how the asking ended.
     #[cold]
-    async fn approve(&self, question: String, arguments: &Value) -> Result<(), ErrorInfo> {
+    async fn approve(&self, question: String, arguments: &Input) -> Result<(), ErrorInfo> {
         let asked = match self.options.client.as_ref() {
             None => Asked::Unavailable,
             Some(client) => {
                 let request = ApprovalRequest {
                     tool: self.facts().name.to_owned(),
                     call_id: self.id.clone(),
-                    arguments: arguments.clone(),
+                    arguments: arguments.json().into_owned(),
                     question: question.clone(),
                 };
                 let timeout = self
@@ -530,14 +608,15 @@ impl<T: Kernel> Run<'_, T> {
             question,
             decision: asked.decision(),
         };
-        if let Some(log) = log_of(self.options, self.settings)
-            && let Err(e) = log.record_approval(&self.id, &approval)
-        {
-            let _ = self
-                .approval_warning
-                .set(not_appended(log, "tool/approval", &e));
-        }
-        let _ = self.approval.set(approval);
+        let warning = log_of(self.options, self.settings).and_then(|log| {
+            log.record_approval(&self.id, &approval)
+                .err()
+                .map(|e| not_appended(log, "tool/approval", &e))
+        });
+        self.with_rare(|rare| {
+            rare.approval = Some(approval);
+            rare.approval_warning = warning;
+        });
         match asked.refusal(self.facts().name) {
             None => Ok(()),
             Some(message) => Err(ErrorInfo::new(ErrorCode::NotApproved, message)),
@@ -598,7 +677,7 @@ impl<T: Kernel> Run<'_, T> {
             drop(body);
             let program = cx.take_program_calls();
             if !program.is_empty() {
-                *self.program.lock().unwrap_or_else(PoisonError::into_inner) = program;
+                self.with_rare(|rare| rare.program = program);
             }
             outcome
         };
@@ -802,12 +881,12 @@ impl<T: Kernel> Run<'_, T> {
     /// Step 7: each policy sees the previous decision applied. Denied calls
     /// come through too, as in the reference system.
     #[inline]
-    fn post_execute(&self, arguments: &Value, args: &T::Args, state: &mut State<T::Value>) {
+    fn post_execute(&self, input: &Input, args: &T::Args, state: &mut State<T::Value>) {
         if self.settings.post.is_empty() {
             return;
         }
         let taken = std::mem::replace(state, State::empty());
-        *state = self.apply_post_policies(arguments, args, taken);
+        *state = self.apply_post_policies(&input.json(), args, taken);
     }
 
     #[cold]
@@ -897,7 +976,7 @@ impl<T: Kernel> Run<'_, T> {
 
     /// Step 10: the call card and the result card, top-level calls only.
     #[inline]
-    fn draw_cards(&self, args: Option<&T::Args>, input: Value, result: &mut ToolResult) -> Cards {
+    fn draw_cards(&self, args: Option<&T::Args>, input: Input, result: &mut ToolResult) -> Cards {
         if self.nested() {
             return (None, None);
         }
@@ -947,6 +1026,18 @@ async fn race<F: Future>(
     if timeout.is_none() && cancel.is_none() {
         return Raced::Done(body.await);
     }
+    // Boxed: a timer and a cancellation waiter are some hundreds of bytes,
+    // which would otherwise make every call's future (boxed and copied
+    // once per call) that much larger, timed or not.
+    Box::pin(race_against(body, timeout, cancel)).await
+}
+
+/// [`race`] with a timeout or a token to race against.
+async fn race_against<F: Future>(
+    body: F,
+    timeout: Option<Duration>,
+    cancel: Option<&CancellationToken>,
+) -> Raced<F::Output> {
     let timed = async {
         match timeout {
             Some(limit) => match tokio::time::timeout(limit, body).await {
@@ -990,6 +1081,12 @@ fn blocked<V>(feedback: Vec<ContentBlock>) -> State<V> {
         produced: None,
         error: Some(ErrorInfo::new(ErrorCode::Blocked, message)),
     }
+}
+
+/// The call's span records how it ended ([`telemetry::close`]).
+#[inline]
+fn close(span: &Span, registry: &Registry, outcome: &ToolOutcome) {
+    telemetry::close(span, outcome, registry.inner.settings.trace_content);
 }
 
 /// Step 9 for any call, a known tool's or not: the result goes to `log`.
@@ -1044,7 +1141,7 @@ pub(super) fn outcome(
         Some((json, typed)) => (Some(json), Some(typed)),
         None => (None, None),
     };
-    ToolOutcome {
+    ToolOutcome(Box::new(Parts {
         call_id,
         name,
         result,
@@ -1056,5 +1153,5 @@ pub(super) fn outcome(
         warnings,
         nested: Vec::new(),
         approval: None,
-    }
+    }))
 }

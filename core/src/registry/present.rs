@@ -6,6 +6,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::arguments::Input;
 use super::kernel::Kernel;
 use crate::card::ResultCard;
 use crate::guard::{discard, guard};
@@ -17,11 +18,13 @@ use crate::result::{CallCardSlot, ToolResult};
 /// the generic card over `input` (the arguments as JSON, or as sent) when
 /// they did not read, the tool has no presenter, or it panics. The generic
 /// card is drawn when first asked for.
-pub(crate) fn call_card<K: Kernel>(tool: &K, args: Option<&K::Args>, input: Value) -> CallCardSlot {
+pub(crate) fn call_card<K: Kernel>(tool: &K, args: Option<&K::Args>, input: Input) -> CallCardSlot {
     let drawn = args.and_then(|args| guard(|| tool.present_call(args)).ok().flatten());
     match drawn {
         Some(card) => {
-            discard(input);
+            if let Input::Json(json) = input {
+                discard(json);
+            }
             CallCardSlot::Drawn(Box::new(card))
         }
         None => CallCardSlot::generic(Some(tool.facts().kind), input),

@@ -22,12 +22,15 @@ pub(crate) struct Summary {
     pub failures: Vec<String>,
 }
 
-/// Keys a `tool/result` event may have: what a presenter may see, and no more.
-const RESULT_KEYS: [&str; 6] = ["type", "callId", "content", "isError", "error", "meta"];
+/// Keys a `tool/result` event may have: what a presenter may see, and no
+/// more, and when the event was written (`timeMs`, every event's).
+const RESULT_KEYS: [&str; 7] = [
+    "type", "callId", "content", "isError", "error", "meta", "timeMs",
+];
 /// `dialect` when the call came in a provider's dialect (the agent loop's).
-const CALL_KEYS: [&str; 5] = ["type", "callId", "name", "arguments", "dialect"];
+const CALL_KEYS: [&str; 6] = ["type", "callId", "name", "arguments", "dialect", "timeMs"];
 /// A program's calls also name the call that ran the program.
-const NESTED_RESULT_KEYS: [&str; 7] = [
+const NESTED_RESULT_KEYS: [&str; 8] = [
     "type",
     "callId",
     "parentCallId",
@@ -35,8 +38,16 @@ const NESTED_RESULT_KEYS: [&str; 7] = [
     "isError",
     "error",
     "meta",
+    "timeMs",
 ];
-const NESTED_CALL_KEYS: [&str; 5] = ["type", "callId", "parentCallId", "name", "arguments"];
+const NESTED_CALL_KEYS: [&str; 6] = [
+    "type",
+    "callId",
+    "parentCallId",
+    "name",
+    "arguments",
+    "timeMs",
+];
 
 /// Deserializes a card's JSON and serializes it back: it must come back
 /// unchanged. This is the wire-format check: a card that breaks C7 (a

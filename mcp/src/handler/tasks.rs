@@ -1,5 +1,6 @@
 //! Calls run as MCP tasks: the tasks extension (`io.modelcontextprotocol/tasks`,
-//! SEP-2663) of protocol `2026-07-28`; W10 in `docs/contract.md`.
+//! SEP-2663) of protocol `2026-07-28`; W10 in `docs/contract.md`, and W16
+//! for tasks served by several replicas.
 //!
 //! A tool opts in ([`TaskSupport`], `#[tool(task = "optional")]`). A
 //! `tools/call` of it from a `2026-07-28` request that declares the
@@ -16,18 +17,21 @@
 //! - log messages go nowhere (the extension carries none).
 //!
 //! When the call ends, its `CallToolResult` (built exactly as the inline
-//! call's) is the task's `result`. The store is bounded ([`MAX_TASKS`]) and
-//! every entry expires ([`DEFAULT_TASK_TTL`], [`McpServer::with_task_ttl`]).
+//! call's) is the task's `result`. The task lives in the server's
+//! [`Store`](crate::Store), bounded ([`MAX_TASKS`]) and expiring
+//! ([`DEFAULT_TASK_TTL`], [`McpServer::with_task_ttl`]): `tasks/get`,
+//! `tasks/update` and `tasks/cancel` read and write it there, on whichever
+//! replica they reach; answers and cancellations reach the call through
+//! its replica's inbox.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU8;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequest,
-    CreateTaskResult, DetailedTask, ElicitRequest, GetTaskResult, InputRequest, InputRequests,
-    InputResponses, JsonObject, Task, TaskPayload, TaskStatus,
+    CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateTaskResult, DetailedTask,
+    ElicitRequest, GetTaskResult, InputRequest, InputRequests, InputResponses, JsonObject,
+    ProtocolVersion, Task, TaskPayload, TaskStatus,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::current_timestamp;
@@ -40,13 +44,15 @@ use tracing::Instrument;
 use super::{McpServer, progress_sink};
 use crate::client::{AskRequest, CallClient, Event, Level, Reach};
 use crate::input::CallTask;
+use crate::store::{Created, Mailbox, Message, StoreError, TaskRecord, TaskSeed, millis};
 use toolprism_core::client::ClientError;
 use toolprism_core::{CallOptions, ErrorCode, Progress, TaskSupport, ToolCall, ToolOutcome};
 
-/// The most tasks one server holds at once, running and ended together.
-/// When it is full, the task that ended longest ago is dropped to make
-/// room; when every one is still running, a call of an `optional` tool is
-/// answered inline and one of a `required` tool gets an error.
+/// The most tasks a store holds at once, running and ended together (one
+/// server's, or every replica's when the store is shared). When it is
+/// full, the task that ended longest ago is dropped to make room; when
+/// every one is still running, a call of an `optional` tool is answered
+/// inline and one of a `required` tool gets an error.
 pub const MAX_TASKS: usize = 1024;
 
 /// How long a task may run, and how long its result is kept once it ended,
@@ -55,6 +61,9 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(30 * 60);
 
 /// The `pollIntervalMs` suggested to clients.
 const POLL_INTERVAL_MS: u64 = 500;
+
+/// The message of a task whose replica stopped.
+pub(crate) const STOPPED: &str = "the server running this task stopped before it ended (its lease in the task store lapsed); call the tool again";
 
 impl McpServer {
     /// How long a task may run, and how long it is kept once it ended
@@ -97,31 +106,67 @@ impl McpServer {
             && context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks());
-        let room = declared && self.shared.tasks.has_room();
         match support {
             TaskSupport::Forbidden => Ok(Decision::Inline),
-            _ if room => Ok(Decision::Task),
+            _ if declared => Ok(Decision::Task),
             TaskSupport::Optional => Ok(Decision::Inline),
-            TaskSupport::Required if !declared => Err(missing_tasks()),
-            TaskSupport::Required => Err(full()),
+            TaskSupport::Required => Err(missing_tasks()),
         }
     }
 
-    /// Starts `call` as a task and answers its `CreateTaskResult`.
+    /// Starts `call` as a task and answers its `CreateTaskResult`; or, for
+    /// an `optional` tool when the store has no room or cannot be reached,
+    /// hands the call back to be answered inline.
     pub(super) async fn start_task(
         &self,
         call: ToolCall,
         options: CallOptions,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+        support: TaskSupport,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<TaskStart, ErrorData> {
+        let now = current_timestamp();
+        let task = Task::new(
+            uuid::Uuid::new_v4().to_string(),
+            TaskStatus::Working,
+            now.clone(),
+            now,
+        )
+        .with_ttl_ms(millis(self.task_ttl))
+        .with_poll_interval_ms(POLL_INTERVAL_MS);
+        let seed = TaskSeed {
+            owner: owner(context),
+            runner: self.replica.id.clone(),
+            task: task.clone(),
+            lease: self.replica.lease,
+            ttl: self.task_ttl,
+        };
+        self.start_replica();
+        // Open before the task exists anywhere: an answer or a
+        // cancellation sent the moment after finds it.
+        let mailbox = self
+            .replica
+            .mailboxes
+            .open(format!("task:{}", task.task_id));
+        match self.replica.backend().create_task(&seed, MAX_TASKS).await {
+            Ok(Created::Yes) => {}
+            Ok(Created::Full) if support == TaskSupport::Optional => {
+                return Ok(TaskStart::Inline(Box::new((call, options))));
+            }
+            Ok(Created::Full) => return Err(full()),
+            Err(e) if support == TaskSupport::Optional => {
+                self.warn_store(&e);
+                return Ok(TaskStart::Inline(Box::new((call, options))));
+            }
+            Err(e) => return Err(store_error(&e)),
+        }
         let (events, received) = mpsc::unbounded_channel();
         let mut options = options;
         // What the request's client can answer, asked through the task;
         // no log level: a task carries no log messages.
         let reach = Reach {
             level: 0,
-            ..Reach::of(&context, true, &self.log_level)
+            ..Reach::of(context, true, &self.log_level)
         };
         if reach.can_ask() {
             let client = CallClient::new(
@@ -136,36 +181,99 @@ impl McpServer {
         let options = options
             .with_cancel(cancel.clone())
             .with_progress(progress_sink(events));
-        let Some(task) = self
-            .shared
-            .tasks
-            .create(owner(&context), self.task_ttl, cancel.clone())
-        else {
-            return Err(full());
-        };
         let finish = Finish {
             server: self.clone(),
-            name: request.name.clone().into_owned(),
+            name: name.to_owned(),
             version: context.protocol_version(),
-            cards: self.cards.wanted(&context),
-            app: crate::app::declared(&context),
+            cards: self.cards.wanted(context),
+            app: crate::app::declared(context),
         };
-        let registry = self.shared.registry.clone();
+        let registry = self.registry();
         let running =
             tokio::spawn(async move { registry.call_with(call, &options).await }.in_current_span());
         let driver = Driver {
-            tasks: Arc::clone(&self.shared.tasks),
-            id: task.task_id.clone(),
+            server: self.clone(),
+            seed,
             cancel,
-            ttl: self.task_ttl,
             asked: 0,
+            pending: Vec::new(),
+            deferred: Vec::new(),
+            ended_elsewhere: false,
+            started: std::time::Instant::now(),
         };
         tokio::spawn(
             driver
-                .run(CallTask(running), received, finish)
+                .run(CallTask(running), received, mailbox, finish)
                 .in_current_span(),
         );
-        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+        Ok(TaskStart::Started(CallToolResponse::Task(
+            CreateTaskResult::new(task),
+        )))
+    }
+
+    /// `tasks/get`, from the store.
+    pub(super) async fn get_task_from_store(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let stopped = to_object(&ErrorData::internal_error(STOPPED, None));
+        match self.replica.backend().task(id, owner, &stopped).await {
+            Ok(Some(record)) => Ok(GetTaskResult::new(detailed(record))),
+            Ok(None) => Err(unknown_task(id)),
+            Err(e) => Err(store_error(&e)),
+        }
+    }
+
+    /// `tasks/update`: the answers to the call's requests; those for keys
+    /// not asked (or answered already) are ignored, as the extension says.
+    pub(super) async fn update_task_in_store(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        responses: InputResponses,
+    ) -> Result<(), ErrorData> {
+        let answers: Vec<(String, Value)> = responses.into_iter().collect();
+        match self
+            .replica
+            .backend()
+            .update_task(id, owner, &answers)
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(unknown_task(id)),
+            Err(e) => Err(store_error(&e)),
+        }
+    }
+
+    /// `tasks/cancel`: the call's cancellation token is cancelled, as
+    /// `notifications/cancelled` cancels an inline call's (on the replica
+    /// running it); the task ends `cancelled` once the call has ended (as
+    /// `ABORTED`). An ended task stays as it is.
+    pub(super) async fn cancel_task_in_store(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<(), ErrorData> {
+        match self.replica.backend().cancel_task(id, owner).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(unknown_task(id)),
+            Err(e) => Err(store_error(&e)),
+        }
+    }
+
+    /// Says on stderr, once per server, that the store failed and what
+    /// was done instead.
+    pub(super) fn warn_store(&self, error: &StoreError) {
+        if !self
+            .shared
+            .store_warned
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            eprintln!(
+                "toolprism mcp: {error} (a call of a tool that may run as a task was answered inline; later problems are not reported)"
+            );
+        }
     }
 }
 
@@ -175,6 +283,14 @@ pub(super) enum Decision {
     Task,
     /// Inline, as every call of a tool that did not opt in.
     Inline,
+}
+
+/// What [`McpServer::start_task`] did.
+pub(super) enum TaskStart {
+    /// The task's handle, to answer.
+    Started(CallToolResponse),
+    /// No task: the call, to answer inline.
+    Inline(Box<(ToolCall, CallOptions)>),
 }
 
 /// The subject of the caller the HTTP transport verified, if any: a task
@@ -201,9 +317,47 @@ fn missing_tasks() -> ErrorData {
 
 fn full() -> ErrorData {
     ErrorData::internal_error(
-        format!("this server already runs {MAX_TASKS} tasks; try again later"),
+        format!("the task store already holds {MAX_TASKS} running tasks; try again later"),
         None,
     )
+}
+
+/// `-32603` for what the store could not do.
+pub(crate) fn store_error(error: &StoreError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}
+
+/// `-32602` for a task the store does not hold for this caller.
+fn unknown_task(id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "unknown task \"{}\": this server holds no such task (an ended task is kept for the server's task ttl, and at most {MAX_TASKS} tasks are kept)",
+            super::truncated(id).escape_debug()
+        ),
+        None,
+    )
+}
+
+/// What `tasks/get` answers for `record`.
+fn detailed(record: TaskRecord) -> DetailedTask {
+    let payload = match record.ended {
+        Some(payload) => payload,
+        None if record.requests.is_empty() => TaskPayload::Working,
+        None => TaskPayload::InputRequired {
+            input_requests: record
+                .requests
+                .into_iter()
+                .filter_map(|(key, request)| {
+                    serde_json::from_value::<InputRequest>(request)
+                        .ok()
+                        .map(|request| (key, request))
+                })
+                .collect::<InputRequests>(),
+        },
+    };
+    let mut task = record.task;
+    task.status = payload.status();
+    DetailedTask::new(task, payload)
 }
 
 /// What turns the call's outcome into the `CallToolResult` the inline call
@@ -211,44 +365,70 @@ fn full() -> ErrorData {
 struct Finish {
     server: McpServer,
     name: String,
-    version: Option<rmcp::model::ProtocolVersion>,
+    version: Option<ProtocolVersion>,
     cards: bool,
     app: bool,
 }
 
-/// Serves one task's call: its events to the store, its end to the task.
+/// The answer a request of the call waits for.
+type Reply = oneshot::Sender<Result<Value, ClientError>>;
+
+/// Serves one task's call: its events to the store, the store's messages
+/// to it, its end to the task.
 struct Driver {
-    tasks: Arc<Tasks>,
-    id: String,
+    server: McpServer,
+    seed: TaskSeed,
     cancel: CancellationToken,
-    ttl: Duration,
     /// Numbers the keys of `inputRequests`.
     asked: u32,
+    /// The requests waiting for `tasks/update`, by key.
+    pending: Vec<(String, Reply)>,
+    /// Events read ahead while merging progress reports.
+    deferred: Vec<Event>,
+    /// The store ended the task already (its lease lapsed meanwhile).
+    ended_elsewhere: bool,
+    /// When the task was made.
+    started: std::time::Instant,
 }
+
+/// How often the driver looks for requests the tool stopped waiting for.
+const TICK: Duration = Duration::from_millis(100);
 
 impl Driver {
     async fn run(
         mut self,
         mut call: CallTask,
         mut events: mpsc::UnboundedReceiver<Event>,
+        mut mailbox: Mailbox,
         finish: Finish,
     ) {
-        let deadline = tokio::time::sleep(self.ttl);
+        let ttl = self.seed.ttl;
+        let deadline = tokio::time::sleep(ttl);
         tokio::pin!(deadline);
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut expired = false;
         let outcome = loop {
+            if let Some(event) = self.deferred.pop() {
+                self.serve(event, &mut events).await;
+                continue;
+            }
             tokio::select! {
                 biased;
-                Some(event) = events.recv() => self.serve(event),
+                Some(event) = events.recv() => self.serve(event, &mut events).await,
+                Some(message) = mailbox.recv() => self.on_message(message),
                 outcome = &mut call => break outcome,
                 () = &mut deadline, if !expired => {
                     expired = true;
                     self.cancel.cancel();
                 }
+                _ = tick.tick(), if !self.pending.is_empty() => self.forget_closed().await,
             }
         };
+        drop(mailbox);
         // What the call sent just before it ended.
         events.close();
+        let mut last_status = None;
         while let Ok(event) = events.try_recv() {
             match event {
                 Event::Ask(ask) => {
@@ -256,22 +436,26 @@ impl Driver {
                         .reply
                         .send(Err(ClientError::Failed("the call is over".to_owned())));
                 }
-                event => self.serve(event),
+                Event::Progress(report) => last_status = Some(report),
+                Event::Log(_) => {}
             }
+        }
+        if let Some(report) = last_status {
+            self.write_status(&report).await;
         }
         let payload = match outcome {
             None => failed(&ErrorData::internal_error("the call's task failed", None)),
             Some(_) if expired => failed(&ErrorData::internal_error(
                 format!(
                     "the task ran longer than its ttl ({} s) and was cancelled",
-                    self.ttl.as_secs()
+                    ttl.as_secs()
                 ),
                 None,
             )),
             Some(outcome) if self.cancel.is_cancelled() && was_cancelled(&outcome) => {
                 TaskPayload::Cancelled
             }
-            Some(outcome) => match finish.server.result_of(
+            Some(outcome) => match finish.server.shared.result_of(
                 outcome,
                 &finish.name,
                 finish.version.as_ref(),
@@ -284,14 +468,55 @@ impl Driver {
                 Err(error) => failed(&error),
             },
         };
-        self.tasks.finish(&self.id, payload, self.ttl);
+        self.end(payload).await;
     }
 
-    fn serve(&mut self, event: Event) {
+    /// Writes the task's end, again and again while the store cannot be
+    /// reached (nothing is silently lost), for at most the task's ttl.
+    async fn end(&self, payload: TaskPayload) {
+        let ttl_ms = millis(self.started.elapsed()).saturating_add(millis(self.seed.ttl));
+        let give_up = tokio::time::Instant::now() + self.seed.ttl;
+        let mut pause = Duration::from_millis(50);
+        loop {
+            match self
+                .server
+                .replica
+                .backend()
+                .finish_task(&self.seed, &payload, ttl_ms)
+                .await
+            {
+                Ok(_) => return,
+                Err(e) => {
+                    if tokio::time::Instant::now() + pause >= give_up {
+                        tracing::warn!(task = %self.seed.id(), "the end of the task could not be written: {e}");
+                        return;
+                    }
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
+    async fn serve(&mut self, event: Event, events: &mut mpsc::UnboundedReceiver<Event>) {
         match event {
             // A task carries no log messages (its level is none).
             Event::Log(_) => {}
-            Event::Progress(report) => self.tasks.progress(&self.id, &report),
+            Event::Progress(report) => {
+                // Only the latest of the reports waiting is written.
+                let mut latest = report;
+                while let Ok(next) = events.try_recv() {
+                    match next {
+                        Event::Progress(report) => latest = report,
+                        Event::Log(_) => {}
+                        other => {
+                            self.deferred.push(other);
+                            break;
+                        }
+                    }
+                }
+                self.write_status(&latest).await;
+            }
             Event::Ask(ask) => {
                 self.asked += 1;
                 let key = format!("{}-{}", ask.request.kind(), self.asked);
@@ -303,9 +528,86 @@ impl Driver {
                         InputRequest::Elicitation(ElicitRequest::new(params))
                     }
                 };
-                self.tasks.ask(&self.id, key, request, ask.reply);
+                let request = serde_json::to_value(&request).unwrap_or(Value::Null);
+                match self
+                    .server
+                    .replica
+                    .backend()
+                    .task_ask(&self.seed, &key, &request)
+                    .await
+                {
+                    Ok(true) => self.pending.push((key, ask.reply)),
+                    Ok(false) => self.stop_ended(),
+                    Err(e) => {
+                        let _ = ask.reply.send(Err(ClientError::Failed(format!(
+                            "the request could not be put to the client: {e}"
+                        ))));
+                    }
+                }
             }
         }
+    }
+
+    async fn write_status(&mut self, report: &Progress) {
+        let message = status_message(report);
+        // A status the store missed is replaced by the next one.
+        if let Ok(false) = self
+            .server
+            .replica
+            .backend()
+            .task_status(&self.seed, &message)
+            .await
+        {
+            self.stop_ended();
+        }
+    }
+
+    /// The store ended the task (its lease lapsed while the store was
+    /// away): nobody waits for the call any more.
+    fn stop_ended(&mut self) {
+        if !self.ended_elsewhere {
+            self.ended_elsewhere = true;
+            self.cancel.cancel();
+            self.pending.clear();
+        }
+    }
+
+    fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Answer { key, value, .. } => {
+                if let Some(i) = self.pending.iter().position(|(k, _)| *k == key) {
+                    let (_, reply) = self.pending.remove(i);
+                    let _ = reply.send(Ok(value));
+                }
+            }
+            Message::Cancel { .. } => {
+                self.cancel.cancel();
+                // Requests it waits for are answered by the cancellation.
+                self.pending.clear();
+            }
+            _ => {}
+        }
+    }
+
+    /// A request the tool stopped waiting for (its client timeout) is no
+    /// longer asked.
+    async fn forget_closed(&mut self) {
+        let closed: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, reply)| reply.is_closed())
+            .map(|(key, _)| key.clone())
+            .collect();
+        if closed.is_empty() {
+            return;
+        }
+        self.pending.retain(|(_, reply)| !reply.is_closed());
+        let _ = self
+            .server
+            .replica
+            .backend()
+            .task_unask(&self.seed, &closed)
+            .await;
     }
 }
 
@@ -323,7 +625,7 @@ fn failed(error: &ErrorData) -> TaskPayload {
     }
 }
 
-fn to_object(value: &impl serde::Serialize) -> JsonObject {
+pub(crate) fn to_object(value: &impl serde::Serialize) -> JsonObject {
     match serde_json::to_value(value) {
         Ok(Value::Object(map)) => map,
         _ => JsonObject::new(),
@@ -372,240 +674,4 @@ mod tests {
         );
         assert!(shown.starts_with("3/10: é") && shown.ends_with('…'));
     }
-}
-
-/// The answer a request of the call waits for.
-type Reply = oneshot::Sender<Result<Value, ClientError>>;
-
-/// One task.
-struct Entry {
-    /// What the wire shows of it, but its status.
-    task: Task,
-    /// The caller that started it (HTTP with authentication), else none.
-    owner: Option<String>,
-    state: State,
-}
-
-enum State {
-    Running {
-        created: Instant,
-        cancel: CancellationToken,
-        /// Requests of the call waiting for `tasks/update`, by key.
-        pending: Vec<(String, InputRequest, Reply)>,
-    },
-    Ended {
-        /// When it is forgotten: the task ttl after it ended.
-        until: Instant,
-        payload: TaskPayload,
-    },
-}
-
-/// The tasks of one server (every session's).
-#[derive(Default)]
-pub(crate) struct Tasks {
-    entries: Mutex<HashMap<String, Entry>>,
-}
-
-impl Tasks {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Forgets the ended tasks past their time; with `room`, also the one
-    /// that ended first while the store is full. Whether there is room.
-    fn sweep(entries: &mut HashMap<String, Entry>, room: bool) -> bool {
-        let now = Instant::now();
-        entries.retain(|_, entry| match &entry.state {
-            State::Running { .. } => true,
-            State::Ended { until, .. } => now < *until,
-        });
-        if room && entries.len() >= MAX_TASKS {
-            let oldest = entries
-                .iter()
-                .filter_map(|(id, entry)| match &entry.state {
-                    State::Ended { until, .. } => Some((*until, id.clone())),
-                    State::Running { .. } => None,
-                })
-                .min();
-            if let Some((_, id)) = oldest {
-                entries.remove(&id);
-            }
-        }
-        entries.len() < MAX_TASKS
-    }
-
-    /// Whether a task can be created now.
-    fn has_room(&self) -> bool {
-        Self::sweep(&mut self.lock(), true)
-    }
-
-    /// A new task, running, for `owner`: its seed state, or `None` when
-    /// every place is taken by a running task.
-    fn create(
-        &self,
-        owner: Option<String>,
-        ttl: Duration,
-        cancel: CancellationToken,
-    ) -> Option<Task> {
-        let now = current_timestamp();
-        let task = Task::new(
-            uuid::Uuid::new_v4().to_string(),
-            TaskStatus::Working,
-            now.clone(),
-            now,
-        )
-        .with_ttl_ms(millis(ttl))
-        .with_poll_interval_ms(POLL_INTERVAL_MS);
-        let mut entries = self.lock();
-        if !Self::sweep(&mut entries, true) {
-            return None;
-        }
-        entries.insert(
-            task.task_id.clone(),
-            Entry {
-                task: task.clone(),
-                owner,
-                state: State::Running {
-                    created: Instant::now(),
-                    cancel,
-                    pending: Vec::new(),
-                },
-            },
-        );
-        Some(task)
-    }
-
-    fn with_running(
-        &self,
-        id: &str,
-        f: impl FnOnce(&mut Task, &mut Vec<(String, InputRequest, Reply)>),
-    ) {
-        if let Some(entry) = self.lock().get_mut(id)
-            && let State::Running { pending, .. } = &mut entry.state
-        {
-            f(&mut entry.task, pending);
-            entry.task.last_updated_at = current_timestamp();
-        }
-    }
-
-    fn progress(&self, id: &str, report: &Progress) {
-        self.with_running(id, |task, _| {
-            task.status_message = Some(status_message(report));
-        });
-    }
-
-    fn ask(&self, id: &str, key: String, request: InputRequest, reply: Reply) {
-        self.with_running(id, |_, pending| pending.push((key, request, reply)));
-    }
-
-    /// The task ends with `payload`; it is kept `ttl` from now.
-    fn finish(&self, id: &str, payload: TaskPayload, ttl: Duration) {
-        let mut entries = self.lock();
-        let Some(entry) = entries.get_mut(id) else {
-            return;
-        };
-        let State::Running { created, .. } = &entry.state else {
-            return;
-        };
-        let now = Instant::now();
-        entry.task.ttl_ms = Some(millis(now.duration_since(*created) + ttl));
-        entry.task.last_updated_at = current_timestamp();
-        entry.state = State::Ended {
-            until: now + ttl,
-            payload,
-        };
-    }
-
-    /// The entry `id` of `owner`, or the protocol error for a task this
-    /// server does not hold for it.
-    fn entry<'a>(
-        entries: &'a mut HashMap<String, Entry>,
-        id: &str,
-        owner: Option<&str>,
-    ) -> Result<&'a mut Entry, ErrorData> {
-        match entries.get_mut(id) {
-            Some(entry) if entry.owner.as_deref() == owner => Ok(entry),
-            _ => Err(ErrorData::invalid_params(
-                format!(
-                    "unknown task \"{}\": this server holds no such task (an ended task is kept for the server's task ttl, and at most {MAX_TASKS} tasks are kept)",
-                    super::truncated(id).escape_debug()
-                ),
-                None,
-            )),
-        }
-    }
-
-    /// `tasks/get`.
-    pub(super) fn get(&self, id: &str, owner: Option<&str>) -> Result<GetTaskResult, ErrorData> {
-        let mut entries = self.lock();
-        Self::sweep(&mut entries, false);
-        let entry = Self::entry(&mut entries, id, owner)?;
-        let payload = match &mut entry.state {
-            State::Ended { payload, .. } => payload.clone(),
-            State::Running { pending, .. } => {
-                // A request the tool stopped waiting for (its client
-                // timeout) is no longer asked.
-                pending.retain(|(_, _, reply)| !reply.is_closed());
-                if pending.is_empty() {
-                    TaskPayload::Working
-                } else {
-                    TaskPayload::InputRequired {
-                        input_requests: pending
-                            .iter()
-                            .map(|(key, request, _)| (key.clone(), request.clone()))
-                            .collect::<InputRequests>(),
-                    }
-                }
-            }
-        };
-        Ok(GetTaskResult::new(DetailedTask::new(
-            entry.task.clone(),
-            payload,
-        )))
-    }
-
-    /// `tasks/update`: the answers to the call's requests; those for keys
-    /// not asked (or answered already) are ignored, as the extension says.
-    pub(super) fn update(
-        &self,
-        id: &str,
-        owner: Option<&str>,
-        responses: InputResponses,
-    ) -> Result<(), ErrorData> {
-        let mut entries = self.lock();
-        let entry = Self::entry(&mut entries, id, owner)?;
-        if let State::Running { pending, .. } = &mut entry.state {
-            for (key, response) in responses {
-                if let Some(i) = pending.iter().position(|(k, _, _)| *k == key) {
-                    let (_, _, reply) = pending.remove(i);
-                    let _ = reply.send(Ok(response));
-                }
-            }
-            entry.task.last_updated_at = current_timestamp();
-        }
-        Ok(())
-    }
-
-    /// `tasks/cancel`: the call's cancellation token is cancelled, as
-    /// `notifications/cancelled` cancels an inline call's; the task ends
-    /// `cancelled` once the call has ended (as `ABORTED`). An ended task
-    /// stays as it is.
-    pub(super) fn cancel(&self, id: &str, owner: Option<&str>) -> Result<(), ErrorData> {
-        let mut entries = self.lock();
-        let entry = Self::entry(&mut entries, id, owner)?;
-        if let State::Running {
-            cancel, pending, ..
-        } = &mut entry.state
-        {
-            cancel.cancel();
-            // Requests it waits for are answered by the cancellation.
-            pending.clear();
-            entry.task.last_updated_at = current_timestamp();
-        }
-        Ok(())
-    }
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

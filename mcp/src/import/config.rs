@@ -31,9 +31,13 @@ use super::source::Import;
 /// absent, `"http"` or `"streamable-http"`; the older SSE transport,
 /// `"sse"`, is refused). Either may set `timeout` (milliseconds, each
 /// call's), `includeTools` (the tools to import, by the server's names) and
-/// `disabled: true` (left out). Other keys, which clients add for
+/// `disabled: true` (left out). An HTTP entry may set `oauth` (see
+/// [`OAuth`](super::OAuth)): `clientId` and `clientSecret` of a client
+/// registered beforehand, `clientName`, `clientMetadataUrl`, `scopes`,
+/// `callbackPort`, and `"grant": "client_credentials"` for a machine
+/// (with `clientId` and `clientSecret`). Other keys, which clients add for
 /// themselves, are ignored. `${VAR}` and `${VAR:-default}` in `command`,
-/// `args`, `env` values, `url` and header values are replaced by the
+/// `args`, `env` values, `url`, header values and `oauth`'s strings are replaced by the
 /// variable from this process's environment; a variable that is not set and
 /// has no default is an error, never an empty string. Servers are imported
 /// in the file's order.
@@ -74,6 +78,25 @@ struct Entry {
     include_tools: Option<Vec<String>>,
     #[serde(default)]
     disabled: bool,
+    oauth: Option<OAuthEntry>,
+}
+
+/// An HTTP entry's `oauth`: how toolprism identifies itself to the
+/// server's authorization server.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+struct OAuthEntry {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    client_name: Option<String>,
+    client_metadata_url: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    /// `"authorization_code"` (a person, the default) or
+    /// `"client_credentials"` (a machine).
+    grant: Option<String>,
+    callback_port: Option<u16>,
 }
 
 impl McpConfig {
@@ -140,6 +163,9 @@ impl McpConfig {
                     for (key, value) in &entry.headers {
                         import = import.header(key.clone(), expand(value)?);
                     }
+                    if let Some(oauth) = &entry.oauth {
+                        import = with_oauth(import, oauth).map_err(&at)?;
+                    }
                     import
                 }
                 (Some("sse"), _, _) => {
@@ -186,6 +212,56 @@ impl McpConfig {
     pub fn imports(self) -> Vec<Import> {
         self.servers.into_iter().map(|(_, import)| import).collect()
     }
+}
+
+/// An HTTP entry's `oauth` on its import.
+#[cfg(feature = "client-http")]
+fn with_oauth(import: Import, entry: &OAuthEntry) -> Result<Import, String> {
+    use super::oauth::OAuth;
+    let mut oauth = OAuth::new();
+    if let Some(name) = &entry.client_name {
+        oauth = oauth.client_name(expand(name)?);
+    }
+    if let Some(url) = &entry.client_metadata_url {
+        oauth = oauth.client_metadata_url(expand(url)?);
+    }
+    let secret = entry.client_secret.as_deref().map(expand).transpose()?;
+    match (entry.grant.as_deref(), &entry.client_id, secret) {
+        (Some("client_credentials"), Some(id), Some(secret)) => {
+            oauth = oauth.client_credentials(expand(id)?, secret);
+        }
+        (Some("client_credentials"), _, _) => {
+            return Err(
+                "oauth: the client_credentials grant needs \"clientId\" and \"clientSecret\""
+                    .to_owned(),
+            );
+        }
+        (None | Some("authorization_code"), Some(id), secret) => {
+            oauth = oauth.client(expand(id)?, secret);
+        }
+        (None | Some("authorization_code"), None, Some(_)) => {
+            return Err("oauth: \"clientSecret\" needs \"clientId\"".to_owned());
+        }
+        (None | Some("authorization_code"), None, None) => {}
+        (Some(other), _, _) => {
+            return Err(format!(
+                "oauth: \"grant\": \"{}\" is not authorization_code or client_credentials",
+                other.escape_debug()
+            ));
+        }
+    }
+    if !entry.scopes.is_empty() {
+        oauth = oauth.scopes(entry.scopes.clone());
+    }
+    if let Some(port) = entry.callback_port {
+        oauth = oauth.redirect_port(port);
+    }
+    Ok(import.oauth(oauth))
+}
+
+#[cfg(not(feature = "client-http"))]
+fn with_oauth(import: Import, _entry: &OAuthEntry) -> Result<Import, String> {
+    Ok(import)
 }
 
 /// The keys of `servers` in the order their text first appears after
@@ -364,6 +440,37 @@ mod tests {
             unset.starts_with("importing from c.json: server \"a\""),
             "{unset}"
         );
+    }
+
+    #[cfg(feature = "client-http")]
+    #[test]
+    fn an_http_entrys_oauth_is_read_and_its_mistakes_named() {
+        let config = McpConfig::parse(
+            r#"{"mcpServers": {
+                "machine": {"url": "https://a.example/mcp", "oauth": {"grant": "client_credentials",
+                    "clientId": "hub", "clientSecret": "${NO_SUCH_SECRET_Z:-s3cret}", "scopes": ["read"]}},
+                "person": {"url": "https://b.example/mcp", "oauth": {"clientId": "pre", "callbackPort": 8976}}
+            }}"#,
+            "c.json",
+        )
+        .unwrap();
+        let imports = config.imports();
+        let shown = format!("{:?}", imports[0]);
+        assert!(shown.contains("Machine"), "{shown}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        let bad = |text: &str| McpConfig::parse(text, "c.json").unwrap_err().to_string();
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}}}"#,
+        );
+        assert!(e.contains("needs \"clientId\" and \"clientSecret\""), "{e}");
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"grant": "implicit"}}}}"#,
+        );
+        assert!(e.contains("\"implicit\" is not"), "{e}");
+        let e = bad(
+            r#"{"mcpServers": {"a": {"url": "https://a.example/mcp", "oauth": {"clientid": "x"}}}}"#,
+        );
+        assert!(e.contains("unknown field"), "{e}");
     }
 
     #[test]

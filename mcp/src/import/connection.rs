@@ -10,19 +10,19 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject, JsonRpcMessage,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
-    ServerResult, Tool as McpTool,
+    ClientRequest, JsonObject, JsonRpcMessage, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerNotification, ServerResult, Tool as McpTool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
 use rmcp::transport::Transport as McpTransport;
-use rmcp::{ClientHandler, ServiceError, ServiceExt};
+use rmcp::{ServiceError, ServiceExt};
 use tokio::sync::mpsc;
 
 use toolprism_core::ToolContext;
 
+use super::relay::{self, Handler, Relay};
 use super::source::{INHERITED_ENV, Import, Stderr, Transport};
 
 /// The first wait before reconnecting after a failed attempt; it doubles
@@ -46,6 +46,9 @@ pub(crate) enum Failure {
     /// The server answered with a JSON-RPC error, or with something that
     /// is not a `tools/call` result.
     Protocol(String),
+    /// The server refused the request's authorization, and none could be
+    /// had without a person (or the person's login failed).
+    Unauthorized(String),
 }
 
 /// A live session with the server.
@@ -76,6 +79,77 @@ pub(crate) struct Connection {
     pub(crate) server: String,
     state: tokio::sync::Mutex<State>,
     generations: std::sync::atomic::AtomicU64,
+    /// The server's OAuth authorization, shared by its sessions.
+    auth: Auth,
+    /// Its log messages, requests and list changes, to the calls waiting
+    /// on it and to the import's events.
+    pub(crate) relay: Arc<Relay>,
+    /// The tools as last listed, shared with the [`Imported`](super::Imported)
+    /// (weak: the tools hold the connection).
+    listing: std::sync::OnceLock<std::sync::Weak<super::Listing>>,
+    /// One `tools/list` after `list_changed` at a time, so the last one
+    /// read is the one kept.
+    refreshing: tokio::sync::Mutex<()>,
+}
+
+#[cfg(feature = "client-http")]
+type Auth = Option<Arc<super::oauth::Authorization>>;
+#[cfg(not(feature = "client-http"))]
+type Auth = ();
+
+/// The authorization of `import`, when it has one.
+#[cfg(feature = "client-http")]
+fn authorization(import: &Import) -> Result<Auth, String> {
+    match &import.transport {
+        Transport::Http {
+            url,
+            headers,
+            options,
+            oauth: Some(oauth),
+        } => {
+            if headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            {
+                return Err(
+                    "it has both an Authorization header and OAuth: give one of them".to_owned(),
+                );
+            }
+            super::oauth::Authorization::new(url, oauth.clone(), options)
+                .map(|auth| Some(Arc::new(auth)))
+        }
+        _ => Ok(None),
+    }
+}
+
+#[cfg(not(feature = "client-http"))]
+fn authorization(_import: &Import) -> Result<Auth, String> {
+    Ok(())
+}
+
+/// How long connecting may take: the connect timeout, and the time a
+/// person may take to log in.
+fn connect_deadline(import: &Import) -> Duration {
+    #[cfg(feature = "client-http")]
+    if let Transport::Http {
+        oauth: Some(oauth), ..
+    } = &import.transport
+    {
+        return import.connect_timeout + oauth.login_time();
+    }
+    import.connect_timeout
+}
+
+/// Why the last request could not be authorized, when that is why it
+/// failed.
+#[cfg(feature = "client-http")]
+fn auth_failure(auth: &Auth) -> Option<String> {
+    auth.as_ref().and_then(|a| a.take_failure())
+}
+
+#[cfg(not(feature = "client-http"))]
+fn auth_failure(_auth: &Auth) -> Option<String> {
+    None
 }
 
 impl std::fmt::Debug for Connection {
@@ -97,9 +171,13 @@ impl Connection {
     /// Connects and lists every tool (all pages), within the import's
     /// connect timeout.
     pub(crate) async fn open(import: Import) -> Result<Opened, String> {
-        let deadline = import.connect_timeout;
+        let deadline = connect_deadline(&import);
+        let auth = authorization(&import)?;
+        let relay = Arc::new(Relay::default());
         let opened = tokio::time::timeout(deadline, async {
-            let (service, routes) = start(&import).await?;
+            let (service, routes) = start(&import, &auth, &relay)
+                .await
+                .map_err(|e| auth_failure(&auth).unwrap_or(e))?;
             let tools = service
                 .peer()
                 .list_all_tools()
@@ -120,6 +198,7 @@ impl Connection {
             .peer_info()
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()));
         let shown = import.name.clone().or_else(|| server_name.clone());
+        relay.set_name(shown.clone().unwrap_or_else(|| "server".to_owned()));
         let server = match &shown {
             Some(name) => format!(
                 "the MCP server \"{}\" ({})",
@@ -137,7 +216,12 @@ impl Connection {
                 generation: 0,
             })),
             generations: std::sync::atomic::AtomicU64::new(0),
+            auth,
+            relay: relay.clone(),
+            listing: std::sync::OnceLock::new(),
+            refreshing: tokio::sync::Mutex::new(()),
         });
+        relay.set_connection(Arc::downgrade(&connection));
         Ok(Opened {
             connection,
             server_name,
@@ -181,7 +265,11 @@ impl Connection {
             )));
         }
         let failures = *failures;
-        let attempt = tokio::time::timeout(self.import.connect_timeout, start(&self.import)).await;
+        let attempt = tokio::time::timeout(
+            connect_deadline(&self.import),
+            start(&self.import, &self.auth, &self.relay),
+        )
+        .await;
         match attempt {
             Ok(Ok((service, routes))) => {
                 let generation = self
@@ -194,11 +282,14 @@ impl Connection {
                     routes: routes.clone(),
                     generation,
                 });
+                // A server started again may have other tools: listed again
+                // once this call has the session.
+                self.relay.tools_changed();
                 Ok((peer, routes, generation))
             }
             failed => {
                 let reason = match failed {
-                    Ok(Err(e)) => e,
+                    Ok(Err(e)) => auth_failure(&self.auth).unwrap_or(e),
                     _ => format!(
                         "it did not answer initialize within {} ms",
                         self.import.connect_timeout.as_millis()
@@ -217,6 +308,63 @@ impl Connection {
                 };
                 Err(Failure::Unavailable(message))
             }
+        }
+    }
+
+    /// The import's options (naming, presenters, timeouts).
+    pub(crate) fn import_options(&self) -> Import {
+        self.import.clone()
+    }
+
+    /// The tools' shared list, which [`refresh`](Self::refresh) replaces.
+    pub(crate) fn set_listing(&self, listing: &Arc<super::Listing>) {
+        let _ = self.listing.set(Arc::downgrade(listing));
+    }
+
+    /// The server's name in forwarded log messages.
+    fn relay_name(&self) -> String {
+        self.import
+            .name
+            .clone()
+            .unwrap_or_else(|| self.relay_fallback_name())
+    }
+
+    fn relay_fallback_name(&self) -> String {
+        match &self.import.transport {
+            Transport::Stdio { program, .. } => program.clone(),
+            Transport::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// After `notifications/tools/list_changed`: lists the tools again and
+    /// replaces the import's, named as when connecting; then tells the
+    /// import's listeners ([`ImportEvent::ToolsChanged`]). A list that
+    /// cannot be used (a name toolprism refuses, a failed `tools/list`)
+    /// keeps the tools there were, and says why
+    /// ([`ImportEvent::RefreshFailed`]).
+    pub(crate) async fn refresh(self: Arc<Self>) {
+        let _one = self.refreshing.lock().await;
+        self.relay.refresh_started();
+        let Some(listing) = self.listing.get().and_then(std::sync::Weak::upgrade) else {
+            return;
+        };
+        let listed = match self.peer().await {
+            Ok((peer, _, _)) => peer
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("tools/list failed: {}", service_error(&e))),
+            Err(Failure::Unavailable(why) | Failure::Gone(why) | Failure::Protocol(why))
+            | Err(Failure::Unauthorized(why)) => Err(why),
+        };
+        let server = self.relay_name();
+        match listed.and_then(|tools| super::name_tools(&self.import, &self, tools, false)) {
+            Ok(tools) => {
+                listing.set(tools);
+                self.relay.emit(super::ImportEvent::ToolsChanged { server });
+            }
+            Err(message) => self
+                .relay
+                .emit(super::ImportEvent::RefreshFailed { server, message }),
         }
     }
 
@@ -243,6 +391,8 @@ impl Connection {
         arguments: JsonObject,
         cx: &ToolContext<'_>,
     ) -> Result<CallToolResult, Failure> {
+        // Enrolled first: a request of the server may follow the call at once.
+        let (_enrolled, mut relayed) = self.relay.enroll();
         let (peer, routes, generation) = self.peer().await?;
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -270,18 +420,23 @@ impl Connection {
         let response = handle.await_response();
         let mut response = std::pin::pin!(response);
         let mut scale = Scale::default();
-        let answered = loop {
-            tokio::select! {
-                biased;
-                Some(report) = reports.recv() => scale.forward(&report, cx),
-                answered = &mut response => break answered,
+        let name = self.relay_name();
+        let waiting = async {
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(report) = reports.recv() => scale.forward(&report, cx),
+                    answered = &mut response => break answered,
+                }
             }
         };
+        let answered = relay::relay_while(waiting, &mut relayed, &name, cx).await;
         abandon.id = None;
-        // The reports that came with the answer.
+        // The reports and messages that came with the answer.
         while let Ok(report) = reports.try_recv() {
             scale.forward(&report, cx);
         }
+        relay::drain(&mut relayed, &name, cx);
         match answered {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
             Ok(ServerResult::EmptyResult(_)) => Ok(CallToolResult::default()),
@@ -298,6 +453,9 @@ impl Connection {
                 error.code.0, error.message
             ))),
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                if let Some(why) = auth_failure(&self.auth) {
+                    return Err(Failure::Unauthorized(why));
+                }
                 let reason = service_error(&e);
                 self.take_down(generation, &reason).await;
                 Err(Failure::Gone(format!(
@@ -448,21 +606,6 @@ impl Drop for Route {
     }
 }
 
-/// The client side of one session: toolprism asks nothing of the server's
-/// user or model (no sampling, elicitation or roots declared). Progress
-/// is routed by [`Routed`], not here.
-struct Handler;
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolprism", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25)
-    }
-}
-
 /// A transport that routes each progress notification to its call as it
 /// is read, in the order the server wrote it. rmcp hands notifications to
 /// the handler on tasks of their own, which may run after the answer that
@@ -472,6 +615,7 @@ impl ClientHandler for Handler {
 struct Routed<T> {
     inner: T,
     routes: Arc<Routes>,
+    relay: Arc<Relay>,
 }
 
 impl<T: McpTransport<RoleClient>> McpTransport<RoleClient> for Routed<T> {
@@ -486,10 +630,18 @@ impl<T: McpTransport<RoleClient>> McpTransport<RoleClient> for Routed<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ServerNotification::ProgressNotification(progress) = &notification.notification
-        {
-            self.routes.deliver(progress.params.clone());
+        if let JsonRpcMessage::Notification(notification) = &message {
+            match &notification.notification {
+                ServerNotification::ProgressNotification(progress) => {
+                    self.routes.deliver(progress.params.clone());
+                }
+                #[allow(deprecated)]
+                ServerNotification::LoggingMessageNotification(log) => {
+                    self.relay.log(log.params.clone());
+                }
+                ServerNotification::ToolListChangedNotification(_) => self.relay.tools_changed(),
+                _ => {}
+            }
         }
         Some(message)
     }
@@ -509,9 +661,13 @@ fn backoff(failures: u32) -> Duration {
 /// runs `initialize`.
 async fn start(
     import: &Import,
+    auth: &Auth,
+    relay: &Arc<Relay>,
 ) -> Result<(RunningService<RoleClient, Handler>, Arc<Routes>), String> {
     let routes = Arc::new(Routes::default());
-    let handler = Handler;
+    let handler = Handler {
+        relay: relay.clone(),
+    };
     let service = match &import.transport {
         Transport::Stdio {
             program,
@@ -557,14 +713,35 @@ async fn start(
             let transport = Routed {
                 inner: transport,
                 routes: routes.clone(),
+                relay: relay.clone(),
             };
             handler
                 .serve(transport)
                 .await
                 .map_err(|e| format!("initialize failed: {e}"))?
         }
-        Transport::Http { url, headers } => http(handler, routes.clone(), url, headers).await?,
+        Transport::Http {
+            url,
+            headers,
+            options,
+            ..
+        } => http(handler, routes.clone(), url, headers, options, auth).await?,
     };
+    // Every log message the server has, for the hub's clients to filter by
+    // their own levels.
+    let logs = service
+        .peer()
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    if logs {
+        #[allow(deprecated)] // Logging: deprecated by SEP-2577, still in the protocol.
+        let _ = service
+            .peer()
+            .set_level(rmcp::model::SetLevelRequestParams::new(
+                rmcp::model::LoggingLevel::Debug,
+            ))
+            .await;
+    }
     Ok((service, routes))
 }
 
@@ -574,17 +751,12 @@ async fn http(
     routes: Arc<Routes>,
     url: &str,
     headers: &[(String, String)],
+    options: &super::source::HttpOptions,
+    auth: &Auth,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    if url
-        .get(..8)
-        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
-    {
-        return Err(
-            "https:// needs TLS, which this build of toolprism does not include; import over http:// (a loopback or private address), or over stdio".to_owned(),
-        );
-    }
+    super::http::check_url(url, options.allow_http)?;
     let mut map = HashMap::new();
     for (name, value) in headers {
         let header = http::HeaderName::try_from(name.as_str())
@@ -593,15 +765,26 @@ async fn http(
             .map_err(|_| format!("the value of the header {name} is not a valid header value"))?;
         map.insert(header, value);
     }
+    let client = super::oauth::SessionClient {
+        http: super::http::client(options)?,
+        auth: auth.clone(),
+        failure: Arc::default(),
+    };
+    let failed = client.clone();
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(map);
+    let relay = handler.relay.clone();
     let transport = Routed {
-        inner: StreamableHttpClientTransport::from_config(config),
+        inner: StreamableHttpClientTransport::with_client(client, config),
         routes,
+        relay,
     };
     handler
         .serve(transport)
         .await
-        .map_err(|e| format!("initialize failed: {e}"))
+        .map_err(|e| match failed.take_failure() {
+            Some(why) => format!("initialize failed: {why}"),
+            None => format!("initialize failed: {e}"),
+        })
 }
 
 #[cfg(not(feature = "client-http"))]
@@ -610,6 +793,8 @@ async fn http(
     _routes: Arc<Routes>,
     _url: &str,
     _headers: &[(String, String)],
+    _options: &super::source::HttpOptions,
+    _auth: &Auth,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
     Err("this build imports over stdio only: enable the feature `client-http` of toolprism-mcp (`import` of toolprism) for Streamable HTTP".to_owned())
 }

@@ -65,7 +65,22 @@ pub(crate) enum Transport {
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// The CAs trusted, and whether plain HTTP may leave this machine.
+        options: HttpOptions,
+        /// The server's OAuth authorization, when it needs one.
+        #[cfg(feature = "client-http")]
+        oauth: Option<super::oauth::OAuth>,
     },
+}
+
+/// How an import reaches an HTTP server: the CAs it trusts beyond the
+/// platform's, and whether plain `http://` may leave this machine.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HttpOptions {
+    /// PEM files of certificate authorities trusted next to the roots.
+    pub(crate) ca: Vec<PathBuf>,
+    /// Plain `http://` to a host that is not this machine.
+    pub(crate) allow_http: bool,
 }
 
 /// One MCP server to import tools from, and how: build it, then
@@ -113,7 +128,8 @@ pub struct Import {
 
 impl fmt::Debug for Import {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Import")
+        let mut shown = f.debug_struct("Import");
+        shown
             .field("source", &self.source())
             .field("name", &self.name)
             .field("prefix", &self.prefix)
@@ -121,8 +137,18 @@ impl fmt::Debug for Import {
             .field("rename", &self.rename)
             .field("timeout", &self.timeout)
             .field("kinds", &self.kinds)
-            .field("presenters", &self.presenters.keys().collect::<Vec<_>>())
-            .finish_non_exhaustive()
+            .field("presenters", &self.presenters.keys().collect::<Vec<_>>());
+        if let Transport::Http { options, .. } = &self.transport {
+            shown.field("http", options);
+        }
+        #[cfg(feature = "client-http")]
+        if let Transport::Http {
+            oauth: Some(oauth), ..
+        } = &self.transport
+        {
+            shown.field("oauth", oauth);
+        }
+        shown.finish_non_exhaustive()
     }
 }
 
@@ -180,13 +206,19 @@ impl Import {
         })
     }
 
-    /// A server at a Streamable HTTP endpoint (`http://HOST:PORT/mcp`).
-    /// Plain `http://` only: this build has no TLS, and an `https://` URL
-    /// is refused when connecting.
+    /// A server at a Streamable HTTP endpoint: `https://HOST/mcp`, or
+    /// `http://` on this machine (`localhost`, `127.0.0.0/8`, `::1`).
+    /// Plain `http://` to another host is refused when connecting, unless
+    /// [`allow_insecure_http`](Self::allow_insecure_http). HTTPS checks the
+    /// server's certificate against the platform's roots (webpki's when
+    /// the platform has none) and the CAs given with [`ca`](Self::ca).
     pub fn http(url: impl Into<String>) -> Self {
         Import::new(Transport::Http {
             url: url.into(),
             headers: Vec::new(),
+            options: HttpOptions::default(),
+            #[cfg(feature = "client-http")]
+            oauth: None,
         })
     }
 
@@ -302,6 +334,66 @@ impl Import {
     pub fn bearer(self, token: impl AsRef<str>) -> Self {
         let value = format!("Bearer {}", token.as_ref());
         self.header("Authorization", value)
+    }
+
+    /// Trusts the certificate authorities in the PEM file at `path` for
+    /// HTTPS, next to the platform's roots: a private server's own CA.
+    /// Repeat for several. No effect over stdio.
+    pub fn ca(mut self, path: impl Into<PathBuf>) -> Self {
+        if let Transport::Http { options, .. } = &mut self.transport {
+            options.ca.push(path.into());
+        }
+        self
+    }
+
+    /// Allows plain `http://` to a host other than this machine: the calls,
+    /// their results and any token cross the network readable by anyone
+    /// on the way. For a network you trust entirely; `https://` is the
+    /// way. No effect over stdio.
+    pub fn allow_insecure_http(mut self) -> Self {
+        if let Transport::Http { options, .. } = &mut self.transport {
+            options.allow_http = true;
+        }
+        self
+    }
+
+    /// Authorizes with OAuth 2.1 when the server asks for it (a `401` with
+    /// `WWW-Authenticate: Bearer`), as the MCP authorization specification
+    /// says: see [`OAuth`](super::OAuth) and the [module
+    /// docs](super#authorization). Not with an `Authorization` header of
+    /// one's own ([`bearer`](Self::bearer)): connecting refuses both. No
+    /// effect over stdio.
+    #[cfg(feature = "client-http")]
+    pub fn oauth(mut self, authorization: super::oauth::OAuth) -> Self {
+        if let Transport::Http { oauth, .. } = &mut self.transport {
+            *oauth = Some(authorization);
+        }
+        self
+    }
+
+    /// For a command line's HTTP imports: `oauth` for an import that has
+    /// no [`OAuth`](super::OAuth) of its own and no `Authorization` header
+    /// ([`bearer`](Self::bearer)); an import with its own OAuth keeps it,
+    /// taking from `oauth` the browser and the login hint when it has
+    /// none. No effect over stdio.
+    #[cfg(feature = "client-http")]
+    pub fn default_oauth(mut self, default: super::oauth::OAuth) -> Self {
+        if let Transport::Http { headers, oauth, .. } = &mut self.transport {
+            let has_header = headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+            *oauth = match oauth.take() {
+                Some(own) => Some(own.fill_from(default)),
+                None if has_header => None,
+                None => Some(default),
+            };
+        }
+        self
+    }
+
+    /// Whether the server is reached over HTTP ([`http`](Self::http)).
+    pub fn is_http(&self) -> bool {
+        matches!(self.transport, Transport::Http { .. })
     }
 
     /// The server as messages name it: the command line, or the URL.

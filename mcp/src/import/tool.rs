@@ -44,6 +44,11 @@ pub const SERVER_UNAVAILABLE: &str = "SERVER_UNAVAILABLE";
 /// The code of a call the server answered with a JSON-RPC error or with
 /// something that is not a `tools/call` result.
 pub const SERVER_ERROR: &str = "SERVER_ERROR";
+/// The code of a call the server refused for its authorization, when no
+/// new one could be had without a person: no token saved, a refresh token
+/// the authorization server rejected, a scope still lacking after the
+/// step-ups. The message says how to log in again; it never holds a token.
+pub const SERVER_UNAUTHORIZED: &str = "SERVER_UNAUTHORIZED";
 
 /// One tool of an imported server, as the registry runs it: a
 /// [`DynamicTool`], so the pipeline checks its arguments before they are
@@ -223,6 +228,9 @@ impl DynamicTool for ImportedTool {
                     self.connection.server
                 ))
                 .with_code(SERVER_ERROR)),
+                Err(Failure::Unauthorized(message)) => {
+                    Err(ToolError::new(message).with_code(SERVER_UNAUTHORIZED))
+                }
             }
         })
     }

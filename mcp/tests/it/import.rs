@@ -237,8 +237,8 @@ async fn p7_a_toolprism_server_over_stdio_keeps_every_rule() {
         .connect()
         .await
         .unwrap();
-    let names: Vec<&str> = imported
-        .tools()
+    let listed = imported.tools();
+    let names: Vec<&str> = listed
         .iter()
         .map(|t| t.definition().name.as_str())
         .collect();
@@ -262,13 +262,8 @@ async fn p7_a_toolprism_server_over_stdio_keeps_every_rule() {
             "tp__media"
         ]
     );
-    let tool = |name: &str| {
-        imported
-            .tools()
-            .iter()
-            .find(|t| t.remote_name() == name)
-            .unwrap()
-    };
+    let listed = imported.tools();
+    let tool = |name: &str| listed.iter().find(|t| t.remote_name() == name).unwrap();
     let echo = tool("echo").definition();
     assert_eq!(echo.title.as_deref(), Some("Echo"));
     assert_eq!(echo.description, "Echo the text back.");
@@ -525,13 +520,8 @@ async fn p7_a_value_breaking_the_servers_own_schema_is_invalid_tool_output() {
         .unwrap();
     let log = dir.path().join("hub.jsonl");
     let registry = registry(&[&imported], &log);
-    let tool = |name: &str| {
-        imported
-            .tools()
-            .iter()
-            .find(|t| t.remote_name() == name)
-            .unwrap()
-    };
+    let listed = imported.tools();
+    let tool = |name: &str| listed.iter().find(|t| t.remote_name() == name).unwrap();
     assert_eq!(tool("add").definition().kind, ToolKind::Read);
     assert_eq!(
         tool("blocks").meta().unwrap()["example.com/ui"]["resourceUri"],
@@ -858,7 +848,8 @@ async fn p7_the_everything_server_lists_calls_streams_progress_cancels_and_resta
         &[&reference("server-everything"), "stdio"],
     );
     let imported = import.connect().await.unwrap();
-    let names: Vec<&str> = imported.tools().iter().map(|t| t.remote_name()).collect();
+    let listed = imported.tools();
+    let names: Vec<&str> = listed.iter().map(|t| t.remote_name()).collect();
     for name in [
         "echo",
         "get-sum",
@@ -1052,15 +1043,14 @@ async fn p7_the_filesystem_servers_read_file_drawn_as_a_read_card_live_and_repla
         .connect()
         .await
         .unwrap();
-    let read = imported
-        .tools()
+    let listed = imported.tools();
+    let read = listed
         .iter()
         .find(|t| t.remote_name() == "read_text_file")
         .unwrap();
     assert_eq!(read.definition().name, "fs__read_text_file");
     assert_eq!(read.definition().kind, ToolKind::Read);
-    let write = imported
-        .tools()
+    let write = listed
         .iter()
         .find(|t| t.remote_name() == "write_file")
         .unwrap();
@@ -1122,8 +1112,8 @@ async fn p7_the_time_server_from_pypi() {
     );
     let imported = import.prefix("time").connect().await.unwrap();
     assert_eq!(imported.server_name(), Some("mcp-time"));
-    let names: Vec<&str> = imported
-        .tools()
+    let listed = imported.tools();
+    let names: Vec<&str> = listed
         .iter()
         .map(|t| t.definition().name.as_str())
         .collect();

@@ -17,5 +17,7 @@ mod inspector;
 mod limits;
 mod network;
 mod python;
+mod remote;
+mod replicas;
 mod tasks;
 mod wire;

@@ -4,7 +4,9 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod oauth_server;
 pub(crate) mod raw;
+pub(crate) mod tls;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -53,6 +55,19 @@ pub(crate) fn conformance_server_exe() -> PathBuf {
     .clone()
 }
 
+/// The client of the conformance suite's client scenarios
+/// (`tests/support/conformance_client.rs`).
+pub(crate) fn conformance_client_exe() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        example_exe(
+            "mcp_conformance_client",
+            "tests/support/conformance_client.rs",
+        )
+    })
+    .clone()
+}
+
 /// Example `name` of this crate (its source at `source`), built when
 /// missing or stale.
 fn example_exe(name: &str, source: &str) -> PathBuf {
@@ -86,6 +101,19 @@ fn example_exe(name: &str, source: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let mut build = Command::new(cargo);
         build.args(["build", "-p", "toolprism-mcp", "--example", name]);
+        // The variables cargo set for this test (CARGO_MANIFEST_DIR,
+        // CARGO_PKG_NAME, …) are not the outer build's: build scripts that
+        // watch them (ring's) would run again, and the next outer build
+        // would undo it.
+        for (key, _) in std::env::vars_os() {
+            if let Some(key) = key.to_str()
+                && key.starts_with("CARGO_")
+                && key != "CARGO_HOME"
+                && key != "CARGO_TARGET_DIR"
+            {
+                build.env_remove(key);
+            }
+        }
         if profile_dir.file_name().is_some_and(|n| n == "release") {
             build.arg("--release");
         }

@@ -57,6 +57,10 @@
 //!
 //! `--client-timeout-ms N` is [`McpServer::with_client_timeout`];
 //! `--approval-timeout-ms N` the registry's approval timeout.
+//!
+//! `--store URL` is [`McpServer::with_store`] with [`Store::redis`] (a
+//! replica sharing its tasks, input requests and sessions); `--lease-ms N`
+//! is [`McpServer::with_lease`].
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -68,7 +72,8 @@ use toolprism::card::ResultCard;
 use toolprism::client::{ClientError, ElicitRequest, ElicitResponse, LogLevel, SampleRequest};
 use toolprism::log::SessionLog;
 use toolprism::mcp::{
-    Authenticator, BearerAuth, Cards, McpServer, Refusal, StaticToken, StreamableHttpServerConfig,
+    Authenticator, BearerAuth, Cards, McpServer, Refusal, StaticToken, Store,
+    StreamableHttpServerConfig,
 };
 use toolprism::{
     Caller, ContentBlock, PreDecision, PreExecute, Registry, ToolContext, ToolError, ToolResult,
@@ -765,6 +770,8 @@ struct Options {
     max_sessions: Option<usize>,
     max_calls_per_session: Option<usize>,
     idle_timeout_ms: Option<u64>,
+    store: Option<String>,
+    lease: Option<Duration>,
 }
 
 fn millis(value: Option<String>, flag: &str) -> Result<Duration, String> {
@@ -794,6 +801,8 @@ fn parse_args() -> Result<Options, String> {
         max_sessions: None,
         max_calls_per_session: None,
         idle_timeout_ms: None,
+        store: None,
+        lease: None,
     };
     let mut args = std::env::args().skip(1);
     let number = |args: &mut std::iter::Skip<std::env::Args>, flag: &str| -> Result<u64, String> {
@@ -834,6 +843,8 @@ fn parse_args() -> Result<Options, String> {
             "--idle-timeout-ms" => {
                 options.idle_timeout_ms = Some(number(&mut args, "--idle-timeout-ms")?);
             }
+            "--store" => options.store = Some(args.next().ok_or("--store needs a URL")?),
+            "--lease-ms" => options.lease = Some(millis(args.next(), "--lease-ms")?),
             "--http" => options.http = Some(args.next().ok_or("--http needs an address")?),
             "--log" => options.log = Some(args.next().ok_or("--log needs a path")?),
             "--server-log" => {
@@ -931,6 +942,18 @@ fn main() -> std::process::ExitCode {
     }
     if let Some(ttl) = options.task_ttl {
         server = server.with_task_ttl(ttl);
+    }
+    if let Some(lease) = options.lease {
+        server = server.with_lease(lease);
+    }
+    if let Some(url) = &options.store {
+        match runtime.block_on(Store::redis(url)) {
+            Ok(store) => server = server.with_store(store),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
     }
     let auth = match (&options.token_env, options.verifier) {
         (Some(name), _) => match StaticToken::from_env(name) {

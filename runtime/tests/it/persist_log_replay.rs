@@ -753,6 +753,9 @@ fn a_replayed_entry_serializes_for_a_ui() {
     runtime().block_on(registry.call(ToolCall::new("x", "shell", r#"{"command":"fail"}"#)));
     let entry = &replay_log(&path, &registry).unwrap().entries[0];
     let json = serde_json::to_value(entry).unwrap();
+    // When the call was logged: the log's clock, in ms since the epoch.
+    let time = json["timeMs"].as_u64().expect("the call's time");
+    assert_eq!(entry.time_ms, Some(time));
     assert_eq!(
         json,
         json!({
@@ -766,6 +769,7 @@ fn a_replayed_entry_serializes_for_a_ui() {
             "meta": {"exit_code": 1},
             "callLine": 1,
             "resultLine": 2,
+            "timeMs": time,
         })
     );
     let back: toolprism::replay::ReplayedEntry = serde_json::from_value(json).unwrap();
@@ -861,4 +865,110 @@ fn a_missing_log_is_an_io_error() {
     let empty = dir.path().join("empty.jsonl");
     fs::write(&empty, "").unwrap();
     assert_eq!(replay_log(&empty, &registry).unwrap(), Replayed::default());
+}
+
+// ---------------------------------------------------------------------------
+// W16: the logs of several replicas, one session
+// ---------------------------------------------------------------------------
+
+/// Two processes' logs (two registries, each with its own), and a third
+/// holding the result of a call the first logged: read together, they are
+/// one session in the order the calls were made, each call drawn whole
+/// with the cards it had live, each entry and problem naming its log.
+#[test]
+fn w16_several_logs_replay_as_one_session_in_the_order_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<std::path::PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|name| dir.path().join(format!("{name}.jsonl")))
+        .collect();
+    let a = all_tools()
+        .log(SessionLog::create(&paths[0]).unwrap())
+        .build()
+        .unwrap();
+    let b = all_tools()
+        .log(SessionLog::create(&paths[1]).unwrap())
+        .build()
+        .unwrap();
+    let mut live = Vec::new();
+    for (i, registry) in [&a, &b, &a, &b, &b].into_iter().enumerate() {
+        let id = format!("{}-{i}", if std::ptr::eq(registry, &a) { "a" } else { "b" });
+        let command = format!(r#"{{"command":"echo {i}"}}"#);
+        let out = runtime().block_on(registry.call(ToolCall::new(&id, "shell", &command)));
+        live.push((id, out));
+        // Each call in a millisecond of its own.
+        std::thread::sleep(std::time::Duration::from_millis(3));
+    }
+    // A call logged by the first process, whose result the third wrote.
+    let late = SessionLog::create(&paths[0]).unwrap();
+    late.record_call("moved", "plain", r#"{"text":"hi"}"#)
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    let third = SessionLog::create(&paths[2]).unwrap();
+    let result: ToolResult = ToolResult::ok(vec![ContentBlock::text("hi")]);
+    third.record_result("moved", &result, None).unwrap();
+    // And a call id both processes used: a problem, named in its log.
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    runtime().block_on(b.call(ToolCall::new("a-0", "shell", r#"{"command":"echo again"}"#)));
+
+    let registry = all_tools().build().unwrap();
+    let replayed = toolprism::replay::replay_logs(&paths, &registry).unwrap();
+    let order: Vec<(&str, usize)> = replayed
+        .entries
+        .iter()
+        .map(|e| (e.call_id.as_str(), e.log))
+        .collect();
+    assert_eq!(
+        order[..6],
+        [
+            ("a-0", 0),
+            ("b-1", 1),
+            ("a-2", 0),
+            ("b-3", 1),
+            ("b-4", 1),
+            ("moved", 0)
+        ],
+        "{order:?}"
+    );
+    for (entry, (id, out)) in replayed.entries.iter().zip(&live) {
+        assert_eq!(&entry.call_id, id);
+        assert_eq!(Some(&entry.call_card), out.call_card(), "{id}");
+        assert_eq!(entry.result_card.as_ref(), out.result_card(), "{id}");
+    }
+    let moved = &replayed.entries[5];
+    assert!(
+        moved.has_result(),
+        "joined by call id across logs: {moved:?}"
+    );
+    assert_eq!(moved.content, [ContentBlock::text("hi")]);
+    assert!(
+        replayed
+            .entries
+            .windows(2)
+            .all(|w| w[0].time_ms <= w[1].time_ms)
+    );
+    let problems: Vec<(ReplayProblemKind, usize)> =
+        replayed.problems.iter().map(|p| (p.kind, p.log)).collect();
+    assert_eq!(
+        problems,
+        [(ReplayProblemKind::DuplicateCallId, 1)],
+        "{:?}",
+        replayed.problems
+    );
+
+    // Streamed, each entry comes out as its result is read, across logs.
+    let logs = paths
+        .iter()
+        .map(|p| toolprism::log::LogEvents::open(p).unwrap())
+        .collect();
+    let streamed: Vec<String> = Replay::merged(logs, &registry)
+        .filter_map(|item| match item.unwrap() {
+            ReplayItem::Entry(entry) => Some(entry.call_id),
+            ReplayItem::Problem(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        streamed,
+        ["a-0", "b-1", "a-2", "b-3", "b-4", "moved", "a-0"]
+    );
 }
