@@ -338,8 +338,10 @@ fn p5_cancelling_run_code_stops_the_program_and_every_pending_call() {
     let start = Instant::now();
     let out = rt.block_on(async {
         let stop = cancel.clone();
+        // Well before the naps' own 200 ms timeout: a cancellation racing
+        // that timeout could lose it on a loaded machine.
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::time::sleep(Duration::from_millis(60)).await;
             stop.cancel();
         });
         f.registry
