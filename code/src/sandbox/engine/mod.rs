@@ -283,8 +283,10 @@ pub(crate) fn serve(
             (failed(error, started), None)
         });
     listed();
+    // The caller's host goes before the outcome, like the session's (a
+    // panic in its destructor must not keep the outcome from the caller).
+    let _ = catch_unwind(AssertUnwindSafe(|| drop(job)));
     let _ = done.send(outcome);
-    drop(job);
     if let Some(leftover) = leftover {
         // A panic in a destructor must not end the thread.
         let _ = catch_unwind(AssertUnwindSafe(|| leftover.free()));
@@ -303,32 +305,35 @@ pub(crate) fn failed(error: RunError, started: Instant) -> RunOutcome {
     }
 }
 
-/// What a run leaves to free once its outcome is sent: its runtime, and
-/// what holds JavaScript values of it.
+/// What a run leaves to free once its outcome is sent: its runtime and
+/// context. Nothing of the caller's is in it: the run's session (its host,
+/// and through the host the call's span, log and client) is let go before
+/// the outcome is sent, so the call is over for its caller when the outcome
+/// arrives (its span ends with it).
 struct Leftover {
     // Dropped in this order if `free` does not run to its end.
-    session: Rc<Session>,
     slot: Rc<Slot>,
     ctx: Context,
     rt: Runtime,
 }
 
 impl Leftover {
-    /// Frees everything JavaScript of the run: the values held outside the
-    /// heap first, then the context and the runtime.
-    fn free(self) {
-        let Leftover {
-            session,
-            slot,
-            ctx,
-            rt,
-        } = self;
+    /// Lets go of `session` (its values held outside the heap first, then
+    /// the interrupt handler's and the slot's references) and keeps what is
+    /// left to free.
+    fn detach(session: Rc<Session>, slot: Rc<Slot>, ctx: Context, rt: Runtime) -> Self {
         slot.0.borrow_mut().take();
         session.release();
-        drop(ctx);
         rt.set_interrupt_handler(None);
-        drop(slot);
         drop(session);
+        Leftover { slot, ctx, rt }
+    }
+
+    /// Frees the context and the runtime.
+    fn free(self) {
+        let Leftover { slot, ctx, rt } = self;
+        drop(ctx);
+        drop(slot);
         drop(rt);
     }
 }
@@ -398,13 +403,7 @@ fn execute(prepared: Option<Prepared>, job: &Job) -> (RunOutcome, Option<Leftove
     // Running calls get the grace to end cleanly; then they are dropped.
     session.completed.borrow_mut().clear();
     session.nested.borrow_mut().drain(job.limits.cancel_grace);
-    let leftover = Leftover {
-        session,
-        slot,
-        ctx,
-        rt,
-    };
-    (outcome, Some(leftover))
+    (outcome, Some(Leftover::detach(session, slot, ctx, rt)))
 }
 
 /// Everything the event loop needs about the program's source.
