@@ -1092,9 +1092,14 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = call_span(&request, &context);
-        self.answer_call(request, context, span.clone())
-            .instrument(span)
-            .await
+        // Boxed: rmcp spawns a task per request whose future is as large as
+        // the largest handler's, and a call's (the pipeline, the events, the
+        // tasks) is tens of kilobytes, copied at every move of the task.
+        Box::pin(
+            self.answer_call(request, context, span.clone())
+                .instrument(span),
+        )
+        .await
     }
 
     // The tasks extension (W10; see `handler/tasks.rs`).
@@ -1103,7 +1108,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.get_task_from_store(&request.task_id, tasks::owner(&context).as_deref())
+        Box::pin(self.get_task_from_store(&request.task_id, tasks::owner(&context).as_deref()))
             .await
     }
 
@@ -1112,11 +1117,11 @@ impl ServerHandler for McpServer {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.update_task_in_store(
+        Box::pin(self.update_task_in_store(
             &request.task_id,
             tasks::owner(&context).as_deref(),
             request.input_responses,
-        )
+        ))
         .await
     }
 
@@ -1125,7 +1130,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.cancel_task_in_store(&request.task_id, tasks::owner(&context).as_deref())
+        Box::pin(self.cancel_task_in_store(&request.task_id, tasks::owner(&context).as_deref()))
             .await
     }
 

@@ -544,7 +544,20 @@ pub async fn serve_http(registry: Registry, addr: impl ToSocketAddrs) -> io::Res
 
 impl McpServer {
     /// Serves this server over stdio until the client closes stdin.
+    ///
+    /// When stdin and stdout are pipes (how a client starts a stdio
+    /// server), they are read and written through the runtime's I/O driver,
+    /// set non-blocking, with no thread hop per message; they are set back
+    /// to blocking when serving ends. Otherwise (a terminal, a file, or a
+    /// runtime without I/O enabled, which tokio reports with a panic
+    /// message on stderr as it is found) they go through tokio's `stdin()`
+    /// and `stdout()`, which hand every read and write to a blocking
+    /// thread.
     pub async fn serve_stdio(self) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some((read, write, _blocking_again)) = stdio::pipes() {
+            return self.serve_io(read, write).await;
+        }
         self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
     }
 

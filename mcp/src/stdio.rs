@@ -149,6 +149,91 @@ where
     }
 }
 
+/// This process's stdin and stdout as pipes on the runtime's I/O driver:
+/// reads and writes wait on readiness in the runtime's own thread instead
+/// of being handed to a blocking thread each (two thread hops per message
+/// with `tokio::io::stdin()` and `stdout()`). `None` unless both are pipes
+/// and the runtime has I/O enabled. Both are made non-blocking (the flag
+/// belongs to the open pipe, which this process shares with nobody but
+/// its children, and the tools start theirs with stdin from `/dev/null`)
+/// until the [`Blocking`] guard returned with them is dropped.
+#[cfg(unix)]
+pub(crate) fn pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+    Blocking,
+)> {
+    use tokio::net::unix::pipe;
+
+    // Registering panics in a runtime without I/O (`enable_io`): that case
+    // keeps tokio's stdio.
+    if !runtime_has_io() {
+        return None;
+    }
+    let (stdin, stdout) = Blocking::duplicates()?;
+    // Set back to blocking by this guard whatever happens next, even if
+    // only stdin was made non-blocking.
+    let guard = Blocking;
+    let read = pipe::Receiver::from_owned_fd(stdin).ok()?;
+    let write = pipe::Sender::from_owned_fd(stdout).ok()?;
+    Some((read, write, guard))
+}
+
+/// Sets stdin and stdout back to blocking when dropped.
+#[cfg(unix)]
+pub(crate) struct Blocking;
+
+#[cfg(unix)]
+impl Blocking {
+    /// Descriptors of the same open stdin and stdout (the blocking flag
+    /// is theirs, so setting it on a duplicate sets it for fds 0 and 1).
+    fn duplicates() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+        use std::os::fd::AsFd;
+        let stdin = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let stdout = io::stdout().as_fd().try_clone_to_owned().ok()?;
+        Some((stdin, stdout))
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Blocking {
+    fn drop(&mut self) {
+        let Some((stdin, stdout)) = Blocking::duplicates() else {
+            return;
+        };
+        for fd in [stdin, stdout] {
+            // `set_nonblocking` is `ioctl(FIONBIO)`, which sets the flag of
+            // any descriptor, a pipe's included; std has no pipe type to
+            // call it on, and this needs no runtime (the guard may be
+            // dropped outside one).
+            let _ = std::os::unix::net::UnixStream::from(fd).set_nonblocking(false);
+        }
+    }
+}
+
+/// Built to abort on panic, the check cannot be made: tokio's stdio then.
+#[cfg(all(unix, not(panic = "unwind")))]
+fn runtime_has_io() -> bool {
+    false
+}
+
+/// Whether the current runtime has an I/O driver, found without the panic
+/// a registration would raise when it has none (tokio has no other way to
+/// ask; its message still reaches stderr through the panic hook).
+#[cfg(all(unix, panic = "unwind"))]
+fn runtime_has_io() -> bool {
+    std::panic::catch_unwind(|| {
+        // A socket pair, registered and dropped.
+        std::os::unix::net::UnixStream::pair()
+            .and_then(|(a, _b)| {
+                a.set_nonblocking(true)?;
+                tokio::net::UnixStream::from_std(a)
+            })
+            .is_ok()
+    })
+    .unwrap_or(false)
+}
+
 /// The line without its `\n`, a `\r` before it, a UTF-8 byte order mark,
 /// or surrounding blanks.
 fn trimmed(line: &[u8]) -> &[u8] {
@@ -298,5 +383,24 @@ where
         let mut writer = self.writer.lock().await;
         writer.flush().await?;
         writer.shutdown().await
+    }
+}
+
+#[cfg(all(test, unix, panic = "unwind"))]
+mod tests {
+    use super::runtime_has_io;
+
+    #[test]
+    fn a_runtime_without_io_keeps_tokios_stdio() {
+        let with_io = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        assert!(with_io.block_on(async { runtime_has_io() }));
+        let without_io = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        assert!(!without_io.block_on(async { runtime_has_io() }));
     }
 }

@@ -296,6 +296,46 @@ fn stdio_ends_cleanly_when_the_client_leaves() {
     }
 }
 
+/// Over pipes, `serve_stdio` makes stdin and stdout non-blocking (they are
+/// read and written through the runtime's I/O driver); once serving ends
+/// they are blocking again, so a program that writes to stdout afterwards
+/// waits for a slow reader instead of failing with `WouldBlock`.
+#[test]
+fn stdio_pipes_are_blocking_again_after_serving() {
+    let mut server = Command::new(server_exe())
+        .args(["--then-write", "1048576"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 1, "{line}");
+    drop(stdin);
+    // The server now writes 1 MiB, 16 times a pipe's buffer, while nobody
+    // reads: a non-blocking stdout would fail at once.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let status = server.wait().unwrap();
+    let mut stderr = String::new();
+    server
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(rest.len(), 1 << 20, "{stderr}");
+}
+
 /// One raw HTTP/1.1 POST; returns the status and the body.
 fn post(server: &HttpServer, path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
     let authority = server

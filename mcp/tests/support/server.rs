@@ -58,6 +58,9 @@
 //! `--client-timeout-ms N` is [`McpServer::with_client_timeout`];
 //! `--approval-timeout-ms N` the registry's approval timeout.
 //!
+//! `--then-write N`: once serving over stdio has ended, write `N` bytes to
+//! stdout (exit status 3 if that fails).
+//!
 //! `--store URL` is [`McpServer::with_store`] with [`Store::redis`] (a
 //! replica sharing its tasks, input requests and sessions); `--lease-ms N`
 //! is [`McpServer::with_lease`].
@@ -772,6 +775,7 @@ struct Options {
     idle_timeout_ms: Option<u64>,
     store: Option<String>,
     lease: Option<Duration>,
+    then_write: Option<usize>,
 }
 
 fn millis(value: Option<String>, flag: &str) -> Result<Duration, String> {
@@ -797,6 +801,7 @@ fn parse_args() -> Result<Options, String> {
         canary: None,
         tasks: None,
         task_ttl: None,
+        then_write: None,
         max_requests: None,
         max_sessions: None,
         max_calls_per_session: None,
@@ -859,6 +864,9 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--stateless" => options.stateless = true,
+            "--then-write" => {
+                options.then_write = Some(number(&mut args, "--then-write")? as usize)
+            }
             "--client-timeout-ms" => {
                 options.client_timeout = Some(millis(args.next(), "--client-timeout-ms")?);
             }
@@ -1013,6 +1021,18 @@ fn main() -> std::process::ExitCode {
     });
     // Do not wait for a blocked stdin read on the way out.
     runtime.shutdown_background();
+    if let (Ok(()), Some(bytes)) = (&result, options.then_write) {
+        // Stdout as a program writes it after serving: blocking again, so a
+        // full pipe waits for its reader instead of failing (`WouldBlock`).
+        let written = std::io::stdout()
+            .lock()
+            .write_all(&vec![b'x'; bytes])
+            .and_then(|()| std::io::stdout().flush());
+        if let Err(e) = written {
+            eprintln!("error: writing to stdout after serving: {e}");
+            return std::process::ExitCode::from(3);
+        }
+    }
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
