@@ -23,6 +23,12 @@
 //! 50 µs with the two cards against 10 µs without (the server spends a few
 //! µs drawing and writing them).
 //!
+//! The transports differ too: rmcp's `stdio()` reads and writes through
+//! tokio's `stdin()` and `stdout()`, which hand each read and each write to
+//! a blocking thread; toolprism's `serve_stdio` finds its stdin and stdout
+//! are pipes and reads and writes them through the runtime's I/O driver,
+//! with no thread hop. Most of the gap between the two comes from there.
+//!
 //! Criterion times each side in turn; under load from other processes a
 //! side measured later can fare worse, so the bench also measures the sides
 //! in alternation (rounds of calls, the order rotating) and prints the
@@ -213,7 +219,7 @@ fn interleaved(rt: &Runtime, peers: &[RunningService<RoleClient, ()>]) {
     );
     println!("|---|---|---|---|");
     for (side, mean) in SIDES.iter().zip(&mean) {
-        let target = if *side == "toolprism" { "≤ 1.1" } else { "" };
+        let target = if *side == "toolprism" { "≤ 1.0" } else { "" };
         println!("| {side} | {mean:.1} µs | {:.3} | {target} |", mean / rmcp);
     }
 }
@@ -239,7 +245,7 @@ fn main() -> ExitCode {
                 group: "mcp_stdio",
                 numerator: "toolprism",
                 denominator: "rmcp",
-                target: 1.1,
+                target: 1.0,
                 strict: false,
             },
             Ratio {
