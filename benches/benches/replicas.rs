@@ -19,7 +19,7 @@
 //!
 //! `cargo bench --manifest-path benches/Cargo.toml --bench replicas`
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -40,6 +40,7 @@ use tokio::runtime::Runtime;
 use toolprism::mcp::{McpServer, Store, StreamableHttpServerConfig};
 use toolprism::{ContentBlock, Registry, ToolError, tool};
 use toolprism_benches::{ECHO_ARGUMENTS, EchoTool};
+use toolprism_testkit::redis::RedisServer;
 
 /// Which store a child replica uses.
 const REPLICA_ENV: &str = "TOOLPRISM_BENCH_REPLICA";
@@ -164,35 +165,6 @@ fn wait_for(port: u16, what: &str) {
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "{what} never listened");
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn redis(program: &Path) -> Process {
-    let port = free_port();
-    let child = Command::new(program)
-        .args([
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--port",
-        ])
-        .arg(port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start redis-server");
-    wait_for(port, "redis-server");
-    // Answering, not only listening.
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.write_all(b"PING\r\n").unwrap();
-    let mut pong = [0u8; 7];
-    stream.read_exact(&mut pong).unwrap();
-    Process {
-        child,
-        addr: format!("127.0.0.1:{port}"),
     }
 }
 
@@ -322,8 +294,8 @@ fn main() -> ExitCode {
     // `cargo test --benches` runs this with `--bench` absent: one short round.
     let quick = !std::env::args().any(|a| a == "--bench");
     let dir = tempfile::tempdir().unwrap();
-    let redis = redis(&redis_program);
-    let url = format!("redis://{}", redis.addr);
+    let redis = RedisServer::start(&redis_program);
+    let url = redis.url();
     let memory = replica("memory");
     let shared: Vec<Process> = (0..3).map(|_| replica(&url)).collect();
     let runtime: Runtime = tokio::runtime::Builder::new_multi_thread()
@@ -431,7 +403,7 @@ fn main() -> ExitCode {
                 cpu_seconds(me),
                 cpu_seconds(balancers[side].1.pid()),
                 replica_pids.iter().map(|p| cpu_seconds(*p)).sum(),
-                cpu_seconds(redis.pid()),
+                cpu_seconds(redis.pid().expect("redis-server runs")),
             ];
             let done = Arc::new(AtomicU64::new(0));
             let started = Instant::now();
@@ -460,7 +432,7 @@ fn main() -> ExitCode {
                 cpu_seconds(me),
                 cpu_seconds(balancers[side].1.pid()),
                 replica_pids.iter().map(|p| cpu_seconds(*p)).sum(),
-                cpu_seconds(redis.pid()),
+                cpu_seconds(redis.pid().expect("redis-server runs")),
             ];
             for part in 0..4 {
                 cpu[side][part] += after[part] - before[part];

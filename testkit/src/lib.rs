@@ -10,7 +10,8 @@
 //!   [`debian_package`] does the same for any Debian package (the replica
 //!   tests' `redis-server` and `haproxy`);
 //! - [`http`]: a loopback HTTP server with fixed routes and redirects, plain
-//!   or over a stream the test wraps (TLS).
+//!   or over a stream the test wraps (TLS);
+//! - [`redis`]: a `redis-server` on a free loopback port, killed on drop.
 //!
 //! Each set-up takes an exclusive file lock, so tests running in parallel
 //! threads or processes (cargo-nextest) wait for one another instead of
@@ -21,6 +22,7 @@
 pub mod browser;
 pub mod harness;
 pub mod http;
+pub mod redis;
 
 use std::fs::{self, File};
 use std::io;

@@ -84,6 +84,18 @@ impl Memory {
     }
 }
 
+/// Task `id`, if `owner` owns it, once the expired tasks are gone.
+fn owned<'t>(
+    tasks: &'t mut HashMap<String, Entry>,
+    id: &str,
+    owner: Option<&str>,
+) -> Option<&'t mut Entry> {
+    prune(tasks, None);
+    tasks
+        .get_mut(id)
+        .filter(|entry| entry.owner.as_deref() == owner)
+}
+
 /// Forgets the tasks past their time; with `max`, also the one that
 /// ended first while `max` are held. Whether there is room for one more.
 fn prune(tasks: &mut HashMap<String, Entry>, max: Option<usize>) -> bool {
@@ -151,12 +163,7 @@ impl Backend for Memory {
         _stopped: &'a JsonObject,
     ) -> BoxFuture<'a, StoreResult<Option<TaskRecord>>> {
         let mut tasks = self.tasks();
-        prune(&mut tasks, None);
-        let record = tasks
-            .get(id)
-            .filter(|entry| entry.owner.as_deref() == owner)
-            .map(|entry| entry.record.clone());
-        ready(record)
+        ready(owned(&mut tasks, id, owner).map(|entry| entry.record.clone()))
     }
 
     fn update_task<'a>(
@@ -169,11 +176,7 @@ impl Backend for Memory {
         let runner;
         {
             let mut tasks = self.tasks();
-            prune(&mut tasks, None);
-            let Some(entry) = tasks
-                .get_mut(id)
-                .filter(|entry| entry.owner.as_deref() == owner)
-            else {
+            let Some(entry) = owned(&mut tasks, id, owner) else {
                 return ready(false);
             };
             if entry.running() {
@@ -203,11 +206,7 @@ impl Backend for Memory {
     ) -> BoxFuture<'a, StoreResult<bool>> {
         let runner = {
             let mut tasks = self.tasks();
-            prune(&mut tasks, None);
-            let Some(entry) = tasks
-                .get_mut(id)
-                .filter(|entry| entry.owner.as_deref() == owner)
-            else {
+            let Some(entry) = owned(&mut tasks, id, owner) else {
                 return ready(false);
             };
             if !entry.running() {

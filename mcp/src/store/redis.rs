@@ -807,57 +807,21 @@ impl Backend for Redis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::{Child, Command, Stdio};
+    use toolprism_testkit::redis::RedisServer;
 
     /// A `redis-server` on a free loopback port, killed on drop; `None`
     /// (the test skipped, saying so) where Debian's cannot be installed.
-    struct Server(Child, u16);
+    struct Server(RedisServer);
 
     impl Server {
         fn start() -> Option<Server> {
-            let program =
-                match toolprism_testkit::debian_package("redis-server", "/usr/bin/redis-server") {
-                    Ok(program) => program,
-                    Err(e) => {
-                        eprintln!("SKIPPED: redis-server could not be installed: {e}");
-                        return None;
-                    }
-                };
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port();
-            let child = Command::new(program)
-                .args([
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--port",
-                ])
-                .arg(port.to_string())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let deadline = std::time::Instant::now() + Duration::from_secs(20);
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(
-                    std::time::Instant::now() < deadline,
-                    "redis-server never listened"
-                );
-                std::thread::sleep(Duration::from_millis(20));
+            match toolprism_testkit::debian_package("redis-server", "/usr/bin/redis-server") {
+                Ok(program) => Some(Server(RedisServer::start(&program))),
+                Err(e) => {
+                    eprintln!("SKIPPED: redis-server could not be installed: {e}");
+                    None
+                }
             }
-            Some(Server(child, port))
-        }
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
         }
     }
 
@@ -876,12 +840,12 @@ mod tests {
         let Some(server) = Server::start() else {
             return;
         };
-        let store = Redis::connect(&format!("redis://127.0.0.1:{}/3", server.1))
+        let store = Redis::connect(&format!("redis://127.0.0.1:{}/3", server.0.port()))
             .await
             .unwrap();
         assert_eq!(
             store.describe(),
-            format!("redis://127.0.0.1:{}/3", server.1)
+            format!("redis://127.0.0.1:{}/3", server.0.port())
         );
         let stopped: JsonObject =
             serde_json::from_value(serde_json::json!({"code": -32603, "message": "stopped"}))

@@ -11,7 +11,6 @@
 use crate::support;
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -29,6 +28,7 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError};
 use serde_json::{Value, json};
 use support::raw::{self, Session};
 use support::{HttpServer, log_events};
+use toolprism_testkit::redis::RedisServer;
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -69,73 +69,6 @@ fn wait_for_port(port: u16, what: &str) {
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "{what} never listened on {port}");
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A `redis-server` on a loopback port, without persistence; killed on
-/// drop.
-struct Redis {
-    program: PathBuf,
-    port: u16,
-    child: Option<Child>,
-}
-
-impl Redis {
-    fn start(program: &Path) -> Redis {
-        let mut redis = Redis {
-            program: program.to_owned(),
-            port: free_port(),
-            child: None,
-        };
-        redis.resume();
-        redis
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    /// Starts it (again) on its port.
-    fn resume(&mut self) {
-        let child = Command::new(&self.program)
-            .args(["--bind", "127.0.0.1", "--port"])
-            .arg(self.port.to_string())
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .args(["--protected-mode", "no", "--loglevel", "warning"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
-                let mut answer = [0u8; 7];
-                if stream.write_all(b"PING\r\n").is_ok()
-                    && stream.read_exact(&mut answer).is_ok()
-                    && &answer == b"+PONG\r\n"
-                {
-                    return;
-                }
-            }
-            assert!(Instant::now() < deadline, "redis-server never answered");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Kills it: everything it held is gone.
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
     }
 }
 
@@ -193,7 +126,7 @@ impl Drop for Balancer {
 /// Three replicas sharing one Redis, behind HAProxy, each with its own
 /// session log and the task tools.
 struct Cluster {
-    redis: Redis,
+    redis: RedisServer,
     replicas: Vec<HttpServer>,
     balancer: Balancer,
     logs: Vec<PathBuf>,
@@ -205,7 +138,7 @@ impl Cluster {
     /// Or `None` when Redis or HAProxy cannot be had.
     fn start(test: &str, extra: &[&str]) -> Option<Cluster> {
         let (redis_program, haproxy) = programs_or_skip(test)?;
-        let redis = Redis::start(&redis_program);
+        let redis = RedisServer::start(&redis_program);
         let dir = tempfile::tempdir().unwrap();
         let marks = dir.path().join("marks");
         let logs: Vec<PathBuf> = ["a", "b", "c"]
@@ -251,6 +184,7 @@ impl Cluster {
 /// A `2026-07-28` client declaring tasks and form elicitation, with a
 /// bearer `token` when given.
 async fn client(url: &str, token: Option<&str>) -> Client {
+    support::tls_provider();
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "elicitation": {},
         "extensions": {"io.modelcontextprotocol/tasks": {}}

@@ -58,6 +58,7 @@ async fn stdio(tasks: bool, marks: &Path, log: &Path, extra: &[&str]) -> Client 
 
 /// A `2026-07-28` client of an HTTP test server.
 async fn http(tasks: bool, server: &HttpServer) -> Client {
+    support::tls_provider();
     let transport = StreamableHttpClientTransport::from_uri(server.url.clone());
     config(tasks)
         .serve_with_lifecycle(transport, modern())

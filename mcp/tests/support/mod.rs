@@ -20,6 +20,15 @@ use toolprism_testkit::PythonEnv;
 /// The pinned Python `mcp` client (see `toolprism_testkit::MCP_CLIENT`).
 pub(crate) use toolprism_testkit::MCP_CLIENT as PYTHON_PACKAGES;
 
+/// Installs the process's TLS provider (ring, as the library's own TLS in
+/// `import/http.rs`): rmcp's HTTP client builds reqwest on rustls without
+/// one, and panics if none is installed. Every test that makes such a
+/// client calls this first, whichever runs first.
+pub(crate) fn tls_provider() {
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The virtualenv holding [`PYTHON_PACKAGES`], made on first use.
 pub(crate) fn python() -> PythonEnv {
     static ENV: OnceLock<PythonEnv> = OnceLock::new();
