@@ -171,17 +171,28 @@ pub(crate) fn pipes() -> Option<(
         return None;
     }
     let (stdin, stdout) = Blocking::duplicates()?;
-    // Set back to blocking by this guard whatever happens next, even if
-    // only stdin was made non-blocking.
-    let guard = Blocking;
+    // Each end is set back to blocking by this guard once it was made
+    // non-blocking, whatever happens next; one that is not a pipe (a
+    // terminal, a file) is refused before its flag is touched, and left
+    // as it was.
+    let mut guard = Blocking {
+        stdin: false,
+        stdout: false,
+    };
     let read = pipe::Receiver::from_owned_fd(stdin).ok()?;
+    guard.stdin = true;
     let write = pipe::Sender::from_owned_fd(stdout).ok()?;
+    guard.stdout = true;
     Some((read, write, guard))
 }
 
-/// Sets stdin and stdout back to blocking when dropped.
+/// Sets stdin and stdout back to blocking when dropped, each if [`pipes`]
+/// made it non-blocking.
 #[cfg(unix)]
-pub(crate) struct Blocking;
+pub(crate) struct Blocking {
+    stdin: bool,
+    stdout: bool,
+}
 
 #[cfg(unix)]
 impl Blocking {
@@ -201,7 +212,8 @@ impl Drop for Blocking {
         let Some((stdin, stdout)) = Blocking::duplicates() else {
             return;
         };
-        for fd in [stdin, stdout] {
+        let made = [(stdin, self.stdin), (stdout, self.stdout)];
+        for fd in made.into_iter().filter_map(|(fd, made)| made.then_some(fd)) {
             // `set_nonblocking` is `ioctl(FIONBIO)`, which sets the flag of
             // any descriptor, a pipe's included; std has no pipe type to
             // call it on, and this needs no runtime (the guard may be
