@@ -116,17 +116,29 @@ async fn a_symlink_swapped_in_mid_call_never_leads_a_tool_outside() {
         let (d, parked) = (root.join("d"), root.join("d.parked"));
         let outside = outside.clone();
         std::thread::spawn(move || {
+            // Puts the parked directory back, over whatever stands at `d`:
+            // the symlink, or a directory a write made while `d` was
+            // missing (and may make again between the removal and the
+            // rename). Until it is back, no swap can start, so it retries.
+            let restore = || {
+                while parked.exists() {
+                    match fs::symlink_metadata(&d) {
+                        Ok(m) if m.is_dir() => drop(fs::remove_dir_all(&d)),
+                        Ok(_) => drop(fs::remove_file(&d)),
+                        Err(_) => {}
+                    }
+                    let _ = fs::rename(&parked, &d);
+                }
+            };
             while !stop.load(Ordering::Relaxed) {
                 if fs::rename(&d, &parked).is_ok() {
                     let _ = symlink(&outside, &d);
                     std::thread::yield_now();
-                    let _ = fs::remove_file(&d);
-                    // A write may have made `d` while it was missing.
-                    if fs::rename(&parked, &d).is_err() {
-                        let _ = fs::remove_dir_all(&d);
-                        let _ = fs::rename(&parked, &d);
-                    }
+                    restore();
                     swaps.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    restore();
+                    std::thread::yield_now();
                 }
             }
         })
