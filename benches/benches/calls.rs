@@ -20,8 +20,8 @@ use tokio::runtime::Runtime;
 use toolprism::{Registry, ToolCall};
 use toolprism_benches::report::{Ratio, criterion_dir, print_ratios};
 use toolprism_benches::{
-    ECHO_ARGUMENTS, EchoArgs, EchoTool, Echoed, GREP_MATCHES, GrepTool, echo_body, echo_floor,
-    grep_arguments, grep_floor,
+    ECHO_ARGUMENTS, EchoArgs, EchoContractFloor, EchoTool, Echoed, GREP_MATCHES, GrepTool,
+    echo_body, echo_floor, grep_arguments, grep_floor,
 };
 
 /// `echo` written with rmcp: `#[tool]` on a method returning `Json<Echoed>`
@@ -88,6 +88,14 @@ fn echo(c: &mut Criterion, rt: &Runtime) {
     assert!(!outcome.is_error(), "{:?}", outcome.error());
     assert_eq!(outcome.value(), Some(&floor_value));
     assert_eq!(outcome.content(), floor_content);
+    let contract_floor = EchoContractFloor::new();
+    let (checked_value, checked_content) = contract_floor
+        .call(ECHO_ARGUMENTS)
+        .expect("the contract floor runs");
+    assert_eq!(
+        (checked_value, checked_content),
+        (floor_value.clone(), floor_content)
+    );
     let rmcp_result = rt
         .block_on(rmcp_call(&server, &peer, ECHO_ARGUMENTS.to_owned()))
         .expect("rmcp calls echo");
@@ -107,6 +115,20 @@ fn echo(c: &mut Criterion, rt: &Runtime) {
             || ECHO_ARGUMENTS.to_owned(),
             |arguments| async move {
                 black_box(echo_floor(&arguments).expect("the floor runs"));
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    let contract_floor = &contract_floor;
+    group.bench_function("contract floor", |b| {
+        b.to_async(rt).iter_batched(
+            || ECHO_ARGUMENTS.to_owned(),
+            |arguments| async move {
+                black_box(
+                    contract_floor
+                        .call(&arguments)
+                        .expect("the contract floor runs"),
+                );
             },
             BatchSize::SmallInput,
         )
@@ -212,6 +234,22 @@ fn main() {
                 group: "echo",
                 numerator: "toolprism",
                 denominator: "floor",
+                target: 1.5,
+                strict: false,
+            },
+            Ratio {
+                label: "the schema checks alone (a lower bound)",
+                group: "echo",
+                numerator: "contract floor",
+                denominator: "floor",
+                target: 1.5,
+                strict: false,
+            },
+            Ratio {
+                label: "toolprism beyond the schema checks",
+                group: "echo",
+                numerator: "toolprism",
+                denominator: "contract floor",
                 target: 1.5,
                 strict: false,
             },

@@ -10,7 +10,11 @@
 //!   frees a run's QuickJS runtime and makes the next after the outcome,
 //!   so back to back that work is on the path unless another core takes
 //!   it), and single runs 5 ms apart (the set-up was made while the engine
-//!   waited, as between a model's calls);
+//!   waited, as between a model's calls), against the back-to-back `echo`
+//!   and against single `echo` calls 5 ms apart (a machine whose cores
+//!   slow down when idle makes any call after a pause slower: on a 2-vCPU
+//!   VM, a start after 5 ms idle took 290–440 µs, and 68 µs while a
+//!   niced spinner kept the cores busy);
 //! - **per nested call**: 100 `read`s of a small file in one program
 //!   against 100 native `Registry::call`s of `read`, awaited one by one in
 //!   both; the program's own cost is a program with the same loop and no
@@ -159,7 +163,7 @@ fn main() {
     );
     let settle = Duration::from_millis(5);
     let (mut start, mut echo, mut nested, mut native) = (vec![], vec![], vec![], vec![]);
-    let (mut spaced, mut looped) = (vec![], vec![]);
+    let (mut spaced, mut spaced_echo, mut looped) = (vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
         rt.block_on(async {
             // One start of a program, against one echo call (each averaged
@@ -204,11 +208,18 @@ fn main() {
                     .await;
                 spaced.push(t.elapsed().as_secs_f64());
                 assert!(!out.is_error(), "{out:?}");
+                // A native call after the same idle time: the machine's
+                // wake-up from idle weighs on both sides alike.
+                tokio::time::sleep(settle).await;
+                let t = Instant::now();
+                black_box(registry.call(ToolCall::new("e", "echo", echo_args)).await);
+                spaced_echo.push(t.elapsed().as_secs_f64());
             }
         });
     }
     let start_s = median(start);
     let spaced_s = median(spaced);
+    let spaced_echo_s = median(spaced_echo);
     let echo_s = median(echo);
     let per_nested = (median(nested) - median(looped)) / 100.0;
     let per_native = median(native) / 100.0;
@@ -246,9 +257,11 @@ fn main() {
         start_s / echo_s
     );
     println!(
-        "  start      run_code of `return 1`, 5 ms apart: {:.1} µs; ratio {:.1}",
+        "  start      run_code of `return 1`, 5 ms apart: {:.1} µs; ratio {:.1}; one native call of echo 5 ms apart: {:.2} µs; ratio {:.1}",
         spaced_s * 1e6,
-        spaced_s / echo_s
+        spaced_s / echo_s,
+        spaced_echo_s * 1e6,
+        spaced_s / spaced_echo_s
     );
     match node {
         Some(ms) => println!(

@@ -1,5 +1,6 @@
 //! A driver for instruction counts (valgrind's callgrind), not a benchmark:
-//! `N` calls of one side of `calls`' `echo` figure (`toolprism`, `floor`)
+//! `N` calls of one side of `calls`' `echo` figure (`toolprism`, `floor`,
+//! `contract-floor`)
 //! or of its `large` figure (`large`, `large-floor`), in a loop.
 //!
 //! ```sh
@@ -15,7 +16,7 @@ use std::hint::black_box;
 
 use toolprism::{Registry, ToolCall};
 use toolprism_benches::{
-    ECHO_ARGUMENTS, EchoTool, GrepTool, echo_floor, grep_arguments, grep_floor,
+    ECHO_ARGUMENTS, EchoContractFloor, EchoTool, GrepTool, echo_floor, grep_arguments, grep_floor,
 };
 
 fn main() {
@@ -38,6 +39,13 @@ fn main() {
                 black_box(echo_floor(&arguments).expect("the floor runs"));
             }
         }
+        "contract-floor" => {
+            let floor = EchoContractFloor::new();
+            for _ in 0..n {
+                let arguments = ECHO_ARGUMENTS.to_owned();
+                black_box(floor.call(&arguments).expect("the contract floor runs"));
+            }
+        }
         "toolprism" => rt.block_on(async {
             for _ in 0..n {
                 let call = ToolCall::new("call-1", "echo", ECHO_ARGUMENTS);
@@ -56,6 +64,8 @@ fn main() {
                 black_box(registry.call(call).await);
             }
         }),
-        other => panic!("unknown side {other}: floor, toolprism, large-floor or large"),
+        other => {
+            panic!("unknown side {other}: floor, contract-floor, toolprism, large-floor or large")
+        }
     }
 }

@@ -8,6 +8,8 @@
 //! | benchmark | numerator | denominator | target |
 //! |---|---|---|---|
 //! | `echo` | `Registry::call` | the floor: parse, body, `to_value`, render | ≤ 1.5 |
+//! | `echo` | the contract floor: the floor with both schema checks | the floor | (a lower bound) |
+//! | `echo` | `Registry::call` | the contract floor | — |
 //! | `echo` | `Registry::call` | rmcp's `ToolRouter::call` | < 1 |
 //! | `large` | `Registry::call` on a 1 MB value | its floor | ≤ 1.3 |
 //! | `replay` | cards drawn from a 100,000-event log | a JSON-lines parse into `Value` | ≤ 2 |
@@ -68,6 +70,53 @@ pub fn echo_floor(arguments: &str) -> Result<(Value, Vec<ContentBlock>), serde_j
     let json = serde_json::to_value(&value)?;
     let content = echo_render(&value);
     Ok((json, content))
+}
+
+/// The floor plus the checks the contract makes on every call and a
+/// framework cannot skip, written by hand with the same crates: the
+/// arguments parsed into a `Value` and checked against the input schema,
+/// then deserialized from it; the value's JSON checked against the output
+/// schema. It leaves out what toolprism adds beyond them (the lossless
+/// parse's duplicate-key and `-0` checks, the panic guards, the outcome, the
+/// cards, the span), so it is a lower bound on any pipeline that validates
+/// both schemas with `jsonschema`.
+pub struct EchoContractFloor {
+    input: jsonschema::Validator,
+    output: jsonschema::Validator,
+}
+
+impl EchoContractFloor {
+    /// Compiles the two schemas toolprism derives for `echo`.
+    pub fn new() -> Self {
+        let compile =
+            |schema: &Value| jsonschema::validator_for(schema).expect("the schema compiles");
+        Self {
+            input: compile(&toolprism::schema::input_schema::<EchoArgs>()),
+            output: compile(&toolprism::schema::output_schema::<Echoed>()),
+        }
+    }
+
+    /// One call: what [`echo_floor`] does, with both schema checks.
+    pub fn call(&self, arguments: &str) -> Result<(Value, Vec<ContentBlock>), String> {
+        let args: Value = serde_json::from_str(arguments).map_err(|e| e.to_string())?;
+        if !self.input.is_valid(&args) {
+            return Err("the arguments break the input schema".to_owned());
+        }
+        let args: EchoArgs = serde_json::from_value(args).map_err(|e| e.to_string())?;
+        let value = echo_body(args);
+        let json = serde_json::to_value(&value).map_err(|e| e.to_string())?;
+        if !self.output.is_valid(&json) {
+            return Err("the value breaks the output schema".to_owned());
+        }
+        let content = echo_render(&value);
+        Ok((json, content))
+    }
+}
+
+impl Default for EchoContractFloor {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// `echo` as a toolprism tool, written with `#[tool]`.
